@@ -1,0 +1,1 @@
+"""One module per command; each exposes `command` (typer) and may expose `fast_path`."""

@@ -1,0 +1,65 @@
+"""agent-tty destroy ID [--force]."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import typer
+
+from agent_tty.cli.output import GLOBALS, emit
+
+RERUN_ENV = "AGENT_TTY_DESTROY_RERUN"
+
+
+def command(
+    session_id: str = typer.Argument(..., metavar="ID", help="The session id."),
+    force: bool = typer.Option(False, "--force", "-f", help="Kill the host and the program group without the host's help."),
+) -> int:
+    from agent_tty.lifecycle.destroy import destroy
+    from agent_tty.lifecycle.engine import engine_for
+
+    engine = engine_for(GLOBALS.home)
+    paths = engine.home.session(session_id)
+    if os.environ.get(RERUN_ENV) != "1" and _runs_inside(engine, paths, session_id):
+        return _rerun_in_new_session()
+    outcome = destroy(engine, session_id, force)
+    manifest = outcome.manifest
+    result = {
+        "sessionId": manifest.session_id,
+        "destroyed": True,
+        "alreadyDestroyed": outcome.already,
+        "status": manifest.status.value,
+        "exitCode": manifest.exit_code,
+        "exitSignal": manifest.exit_signal,
+    }
+    emit(result, f"{manifest.session_id} destroyed")
+    return 0
+
+
+def _runs_inside(engine, paths, session_id: str) -> bool:  # type: ignore[no-untyped-def]
+    """ReRunsInNewSession: a destroy the program runs would die in its own kill."""
+    # InsideCheckReadsEnv: before the host's start-up write no manifest names the program.
+    if os.environ.get("AGENT_TTY_SESSION_ID") == session_id:
+        return True
+    manifest = engine.read_manifest(paths)
+    if manifest.child_pid is None or manifest.mechanism is None:
+        return False
+    return engine.platform.runs_inside(manifest.mechanism, manifest.child_pid)
+
+
+def _rerun_in_new_session() -> int:
+    """Run this same destroy detached, in a new session, and exit with its exit code."""
+    env = {k: v for k, v in os.environ.items() if k != "AGENT_TTY_SESSION_ID"}
+    env[RERUN_ENV] = "1"
+    child = subprocess.Popen([sys.executable, "-m", "agent_tty", *GLOBALS.argv], env=env, start_new_session=True)
+
+    def forward(signum: int, _frame: object) -> None:
+        child.send_signal(signum)
+
+    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+        signal.signal(number, forward)
+    code = child.wait()
+    return 128 - code if code < 0 else code

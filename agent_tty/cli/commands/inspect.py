@@ -1,0 +1,33 @@
+"""agent-tty inspect ID: the whole manifest plus derived facts."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import typer
+
+from agent_tty.cli.output import GLOBALS, emit
+
+
+def command(session_id: str = typer.Argument(..., metavar="ID", help="The session id.")) -> int:
+    from agent_tty.lifecycle.engine import engine_for
+    from agent_tty.lifecycle.reconcile import reconcile
+    from agent_tty.storage.files import exists
+
+    engine = engine_for(GLOBALS.home)
+    paths = engine.home.session(session_id)
+    reconciled = reconcile(engine, paths, engine.read_manifest(paths))
+    manifest = reconciled.manifest
+    result = manifest.to_obj()
+    result["derived"] = {
+        "folder": str(paths.folder),
+        "socketPath": manifest.socket_path,
+        "mechanism": manifest.mechanism,
+        "ageSeconds": round(time.time() - manifest.created_at, 3),
+        "host": reconciled.host,
+        "destroyedMarker": exists(paths.destroyed_marker),
+        "createFailedMarker": exists(paths.create_failed_marker),
+    }
+    emit(result, json.dumps(result, indent=2))
+    return 0

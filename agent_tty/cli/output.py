@@ -1,0 +1,52 @@
+"""The JSON envelope and the human output; every command prints through here."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_tty.protocol.errors import AgentTtyError
+
+
+@dataclass
+class Globals:
+    """Options every command takes, before or after its name (parsed by cli.main)."""
+
+    json: bool = False
+    home: str | None = None
+    command: str = ""
+    argv: list[str] = field(default_factory=list)
+
+
+GLOBALS = Globals()
+
+
+def emit(result: dict[str, Any], human: str | None = None) -> None:
+    if GLOBALS.json:
+        document = {"ok": True, "command": GLOBALS.command, "result": result}
+        sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+    elif human is not None:
+        sys.stdout.write(human + ("" if human.endswith("\n") or not human else "\n"))
+    sys.stdout.flush()
+
+
+def emit_error(err: AgentTtyError) -> int:
+    if GLOBALS.json:
+        document = {
+            "ok": False,
+            "command": GLOBALS.command,
+            "error": {"code": err.code.value, "message": err.message, "details": err.details},
+        }
+        sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+        sys.stdout.flush()
+    else:
+        sys.stderr.write(f"agent-tty {GLOBALS.command}: error: {err.message} [{err.code.value}]\n".replace("agent-tty : ", "agent-tty: "))
+    return int(err.exit_code)
+
+
+def table(rows: list[list[str]], headers: list[str]) -> str:
+    widths = [max(len(str(x)) for x in column) for column in zip(headers, *rows)]
+    lines = ["  ".join(str(v).ljust(w) for v, w in zip(row, widths)).rstrip() for row in [headers, *rows]]
+    return "\n".join(lines)

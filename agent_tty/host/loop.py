@@ -1,0 +1,388 @@
+"""The host's event loop: PTY output, RPC, signals, the kill timer and the group waits."""
+
+from __future__ import annotations
+
+import heapq
+import itertools
+import os
+import selectors
+import signal as signals
+import socket
+import time
+from collections.abc import Callable
+from typing import Any
+
+from agent_tty.host.eventlog import EventLog
+from agent_tty.host.signals import HostSignals
+from agent_tty.host.writer import ManifestWriter
+from agent_tty.platform.manager import Platform
+from agent_tty.platform.types import GroupRef, ProgramHandle
+from agent_tty.protocol import rpc
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+from agent_tty.protocol.status import Status, policy
+from agent_tty.storage.files import FolderGone, write_marker
+from agent_tty.storage.home import SessionPaths
+
+SHUTDOWN_KILL_GRACE_S = 2.0
+"""SIGHUP first; the group gets SIGKILL this long after (a program that ignores SIGHUP)."""
+GROUP_WAIT_S = 5.0
+"""How long the host waits for the group to end after a kill before it gives up."""
+EXIT_GROUP_WAIT_S = 2.0
+"""After a program exits on its own: time for the rest of its group to follow the hang-up."""
+POLL_S = 0.01
+READ_CHUNK = 65536
+
+ShutdownReason = str  # "destroy" | "sigterm" | "create-failed" | "idle"
+
+
+class Host:
+    def __init__(
+        self,
+        paths: SessionPaths,
+        platform: Platform,
+        writer: ManifestWriter,
+        events: EventLog,
+        program: ProgramHandle,
+        group: GroupRef,
+        signals: HostSignals,
+        idle_timeout_ms: int | None,
+    ) -> None:
+        self.paths = paths
+        self.platform = platform
+        self.writer = writer
+        self.events = events
+        self.program = program
+        self.group = group
+        self.signals = signals
+        self.idle_timeout_s = idle_timeout_ms / 1000 if idle_timeout_ms else None
+        self.selector = selectors.DefaultSelector()
+        self.server: socket.socket | None = None
+        self.socket_path: str | None = None
+        self.timers: list[tuple[float, int, Callable[[], None]]] = []
+        self._timer_ids = itertools.count()
+        self.cancelled: set[int] = set()
+        self.kill_timer: int | None = None
+        self.shutdown: ShutdownReason | None = None
+        self.exit = None
+        self.waiters: list[socket.socket] = []
+        self.buffers: dict[socket.socket, bytearray] = {}
+        self.done = False
+        self.last_activity = time.monotonic()
+
+    # ------------------------------------------------------------------ timers
+
+    def after(self, delay: float, callback: Callable[[], None]) -> int:
+        timer_id = next(self._timer_ids)
+        heapq.heappush(self.timers, (time.monotonic() + delay, timer_id, callback))
+        return timer_id
+
+    def _run_timers(self) -> None:
+        now = time.monotonic()
+        while self.timers and self.timers[0][0] <= now and not self.done:
+            _, timer_id, callback = heapq.heappop(self.timers)
+            if timer_id in self.cancelled:
+                self.cancelled.discard(timer_id)
+                continue
+            callback()
+
+    # ------------------------------------------------------------------ start and loop
+
+    def listen(self, path: str) -> None:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        server.bind(path)
+        os.chmod(path, 0o600)
+        server.listen(16)
+        server.setblocking(False)
+        self.server, self.socket_path = server, path
+        self.selector.register(server, selectors.EVENT_READ, self._on_accept)
+
+    def run(self) -> int:
+        self.selector.register(self.program.fd, selectors.EVENT_READ, self._on_output)
+        self.selector.register(self.signals.fd, selectors.EVENT_READ, self._on_signal)
+        if self.idle_timeout_s:
+            self.after(min(1.0, self.idle_timeout_s), self._check_idle)
+        self._check_signals()
+        while not self.done:
+            timeout = max(0.0, self.timers[0][0] - time.monotonic()) if self.timers else None
+            for key, _mask in self.selector.select(timeout):
+                key.data(key.fileobj)
+                if self.done:
+                    break
+            self._run_timers()
+        self._close()
+        return 0
+
+    def _close(self) -> None:
+        for waiter in self.waiters:
+            self._reply(waiter, {"status": self.writer.current.status.value, **self._end_fields()})
+            waiter.close()
+        self.waiters.clear()
+        if self.server is not None:
+            self.server.close()
+            if self.socket_path:
+                try:
+                    os.unlink(self.socket_path)
+                except OSError:
+                    pass
+        self.program.close()
+        self.events.close()
+
+    def abandon(self) -> None:
+        """The folder is gone under us: stop the program we started and end."""
+        self.platform.kill_group(self.group, signals.SIGKILL)
+        self.program.close()
+
+    # ------------------------------------------------------------------ I/O
+
+    def _on_output(self, _fd: object) -> None:
+        data = self.program.read(READ_CHUNK)
+        if data is None:
+            self.selector.unregister(self.program.fd)
+            self._check_exit()
+            return
+        if data:
+            self.events.output(data)
+            self.last_activity = time.monotonic()
+
+    def _drain_output(self) -> None:
+        while True:
+            try:
+                data = self.program.read(READ_CHUNK)
+            except OSError:
+                return
+            if not data:
+                return
+            self.events.output(data)
+
+    def _on_signal(self, _fd: object) -> None:
+        self.signals.drain()
+        self._check_signals()
+
+    def _check_signals(self) -> None:
+        if self.signals.child:
+            self.signals.child = False
+            self._check_exit()
+        if self.signals.term and self.shutdown not in ("destroy", "sigterm", "create-failed"):
+            self.initiate_shutdown("sigterm")
+
+    # ------------------------------------------------------------------ the program's end
+
+    def _check_exit(self) -> None:
+        if self.exit is not None:
+            return
+        ended = self.program.poll_exit()
+        if ended is None:
+            return
+        self.exit = ended
+        self._drain_output()
+        self.events.append("exit", exit_code=ended.exit_code, exit_signal=ended.exit_signal)
+        self._on_program_exit()
+
+    def _exit_fields(self) -> dict[str, Any]:
+        assert self.exit is not None
+        return {"exit_code": self.exit.exit_code, "exit_signal": self.exit.exit_signal}
+
+    def _on_program_exit(self) -> None:
+        if self.kill_timer is not None:
+            self.cancelled.add(self.kill_timer)
+            self.kill_timer = None
+        if self.shutdown in ("destroy", "sigterm", "create-failed"):
+            # KillsProgramGroup: what the program left behind goes too, then HostWaitsForGroup.
+            self._kill(signals.SIGKILL)
+            self._wait_group(GROUP_WAIT_S, self._finish_destroyed, self._finish_gave_up)
+        elif self.shutdown == "idle":
+            self._kill(signals.SIGKILL)
+            self._wait_group(GROUP_WAIT_S, self._finish_exited, self._finish_exited)
+        elif self.platform.group_alive(self.group):
+            self._write(status=Status.EXITING, **self._exit_fields())
+            self._wait_group(EXIT_GROUP_WAIT_S, self._finish_exited, self._finish_exited)
+        else:
+            self._finish_exited()
+
+    def _wait_group(self, limit: float, then: Callable[[], None], give_up: Callable[[], None]) -> None:
+        deadline = time.monotonic() + limit
+        generation = self.shutdown
+
+        def poll() -> None:
+            if self.done or self.shutdown != generation:
+                return  # a destroy took over this wait
+            if not self.platform.group_alive(self.group):
+                then()
+            elif time.monotonic() >= deadline:
+                give_up()
+            else:
+                self.after(POLL_S, poll)
+
+        poll()
+
+    def _finish_exited(self) -> None:
+        self._write(status=Status.EXITED, ended_at=time.time(), **self._exit_fields())
+        self.done = True
+
+    def _finish_destroyed(self) -> None:
+        # DestroyRecordsDestroyed: the marker first, then the record that keeps the exit code.
+        try:
+            write_marker(self.paths.destroyed_marker)
+        except FolderGone:
+            self.done = True
+            return
+        fields = self._exit_fields() if self.exit is not None else {}
+        self._write(status=Status.DESTROYED, ended_at=time.time(), **fields)
+        self.done = True
+
+    def _finish_gave_up(self) -> None:
+        # HostWaitsForGroup: the group still runs (another user's process?). Leave the record
+        # destroying, without a terminal write, and end: a later reconcile retries the kill.
+        self.done = True
+
+    def _write(self, **changes: Any) -> None:
+        try:
+            self.writer.write(**changes)
+        except FolderGone:
+            self.done = True
+
+    def _kill(self, signal: int) -> None:
+        self.platform.kill_group(self.group, signal)
+
+    # ------------------------------------------------------------------ shutdown
+
+    def initiate_shutdown(self, reason: ShutdownReason) -> None:
+        if self.shutdown in ("destroy", "sigterm", "create-failed"):
+            return
+        previous, self.shutdown = self.shutdown, reason
+        if reason != "idle" and policy(self.writer.current.status).commandable:
+            self._write(status=Status.DESTROYING)
+            if self.done:
+                return
+        if self.exit is not None:
+            # Already exited and waiting for its group: destroy ends that group now.
+            self._kill(signals.SIGKILL)
+            self._wait_group(GROUP_WAIT_S, self._finish_destroyed, self._finish_gave_up)
+            return
+        if previous == "idle":
+            return  # the hang-up and its kill timer are already on their way
+        self._kill(signals.SIGHUP)
+        self.kill_timer = self.after(SHUTDOWN_KILL_GRACE_S, lambda: self._kill(signals.SIGKILL))
+
+    def _check_idle(self) -> None:
+        if self.shutdown is not None or self.exit is not None or self.idle_timeout_s is None:
+            return
+        idle = time.monotonic() - self.last_activity
+        if idle >= self.idle_timeout_s:
+            self.events.append("signal", signal="SIGHUP", label="idle-timeout")
+            self.initiate_shutdown("idle")
+        else:
+            self.after(min(1.0, self.idle_timeout_s - idle), self._check_idle)
+
+    # ------------------------------------------------------------------ RPC
+
+    def _on_accept(self, server: object) -> None:
+        assert self.server is not None
+        try:
+            conn, _ = self.server.accept()
+        except (BlockingIOError, InterruptedError):
+            return
+        conn.setblocking(False)
+        self.buffers[conn] = bytearray()
+        self.selector.register(conn, selectors.EVENT_READ, self._on_request_data)
+
+    def _drop(self, conn: socket.socket) -> None:
+        try:
+            self.selector.unregister(conn)
+        except (KeyError, ValueError):
+            pass
+        self.buffers.pop(conn, None)
+        conn.close()
+
+    def _on_request_data(self, conn: socket.socket) -> None:  # type: ignore[override]
+        try:
+            chunk = conn.recv(65536)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._drop(conn)
+            return
+        buffer = self.buffers[conn]
+        buffer.extend(chunk)
+        if len(buffer) > rpc.MAX_MESSAGE:
+            self._reply_error(conn, AgentTtyError(ErrorCode.PROTOCOL_ERROR, "RPC message too large"))
+            self._drop(conn)
+            return
+        if b"\n" not in buffer:
+            return
+        line = bytes(buffer[: buffer.index(b"\n")])
+        self.selector.unregister(conn)
+        self.buffers.pop(conn, None)
+        try:
+            result = self._dispatch(rpc.decode(line), conn)
+        except AgentTtyError as err:
+            self._reply_error(conn, err)
+            conn.close()
+            return
+        if result is not None:
+            self._reply(conn, result)
+            conn.close()
+
+    def _reply(self, conn: socket.socket, result: dict[str, Any]) -> None:
+        self._send(conn, {"ok": True, "result": result})
+
+    def _reply_error(self, conn: socket.socket, err: AgentTtyError) -> None:
+        self._send(conn, {"ok": False, "error": {"code": err.code.value, "message": err.message, "details": err.details}})
+
+    def _send(self, conn: socket.socket, message: dict[str, Any]) -> None:
+        try:
+            conn.setblocking(True)
+            conn.settimeout(1.0)
+            conn.sendall(rpc.encode(message))
+        except OSError:
+            pass
+
+    def _end_fields(self) -> dict[str, Any]:
+        current = self.writer.current
+        return {"exitCode": current.exit_code, "exitSignal": current.exit_signal}
+
+    def _require_commandable(self) -> None:
+        status = self.writer.current.status
+        if not policy(status).commandable or self.shutdown is not None:
+            raise AgentTtyError(
+                ErrorCode.SESSION_NOT_RUNNING,
+                f"session {self.writer.current.session_id} is {status.value}",
+                status=status.value,
+            )
+
+    def _dispatch(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
+        op = request.get("op")
+        current = self.writer.current
+        if op == "ping":
+            return {"sessionId": current.session_id, "status": current.status.value, "hostPid": os.getpid(), "childPid": current.child_pid}
+        if op == "inspect":
+            return current.to_obj()
+        if op == "resize":
+            self._require_commandable()
+            cols, rows = request.get("cols"), request.get("rows")
+            if not (isinstance(cols, int) and isinstance(rows, int) and 0 < cols <= 10000 and 0 < rows <= 10000):
+                raise AgentTtyError(ErrorCode.INVALID_INPUT, f"invalid size {cols}x{rows}")
+            self.program.resize(cols, rows)
+            seq = self.events.append("resize", cols=cols, rows=rows)
+            self._write(cols=cols, rows=rows)
+            return {"cols": cols, "rows": rows, "seq": seq}
+        if op == "signal":
+            self._require_commandable()
+            number = request.get("signal")
+            if not isinstance(number, int) or number <= 0:
+                raise AgentTtyError(ErrorCode.INVALID_INPUT, f"invalid signal {number!r}")
+            name = signals.Signals(number).name if number in signals.Signals._value2member_map_ else str(number)
+            seq = self.events.append("signal", signal=name)
+            verdict = self.platform.kill_group(self.group, number)
+            return {"signal": name, "delivered": verdict.value == "owned", "seq": seq}
+        if op == "destroy":
+            self.waiters.append(conn)
+            self.initiate_shutdown("destroy")
+            return None
+        raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, f"unknown RPC op {op!r}")

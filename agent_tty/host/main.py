@@ -1,0 +1,142 @@
+"""The host's start-up: every step in the order the lifecycle rules need it."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from agent_tty.host.signals import HostSignals
+from agent_tty.protocol.errors import AgentTtyError
+from agent_tty.protocol.status import Status
+from agent_tty.storage.files import FolderGone, exists, read_record, write_record
+from agent_tty.storage.home import Home, SessionPaths
+from agent_tty.storage.records import Failure, HostRecord, Manifest, ProgramRecord
+
+# Variables of ours that the program must not inherit: the destroy re-run marker would make
+# a destroy the program runs skip its inside check (ReRunsInNewSession).
+_DROPPED_ENV = ("AGENT_TTY_DESTROY_RERUN",)
+
+
+def wait_for_manifest(paths: SessionPaths, create_pid: int, signals: HostSignals) -> Manifest | None:
+    """Wait for create's first manifest for as long as create lives (HostWaitsForManifest).
+
+    create launches the host before that write, so it can start first. A manifest that
+    names another pid is not ours: return None and start nothing.
+    """
+    delay = 0.001
+    while True:
+        if signals.term:
+            return None
+        parent_alive = os.getppid() == create_pid
+        try:
+            manifest = read_record(paths.manifest, Manifest)
+        except FileNotFoundError:
+            manifest = None
+        except AgentTtyError:
+            return None
+        if manifest is not None:
+            return manifest if manifest.host_pid == os.getpid() else None
+        if not parent_alive:
+            return None
+        time.sleep(delay)
+        delay = min(delay * 2, 0.01)
+
+
+def program_env(manifest: Manifest) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
+    env.update(manifest.env)
+    env["TERM"] = manifest.term
+    env["AGENT_TTY_SESSION_ID"] = manifest.session_id
+    return env
+
+
+def main(argv: list[str]) -> int:
+    # CreateStopsOnGiveUp: the SIGTERM handler is in place before anything else, so a
+    # create that gives up can always stop us, before or after the spawn.
+    signals = HostSignals.install()
+    os.umask(0o077)
+    try:
+        session_id, create_pid, home = argv[0], int(argv[1]), Path(argv[2])
+        paths = Home(home).session(session_id)
+    except (IndexError, ValueError, AgentTtyError):
+        print("usage: python -m agent_tty.host SESSION_ID CREATE_PID HOME", file=sys.stderr)
+        return 2
+    manifest = wait_for_manifest(paths, create_pid, signals)
+    if manifest is None or manifest.mechanism is None:
+        return 0
+    try:
+        return _start(paths, manifest, signals, home)
+    except FolderGone:
+        return 1
+
+
+def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: Path) -> int:
+    from agent_tty.host.eventlog import EventLog
+    from agent_tty.host.writer import ManifestWriter
+    from agent_tty.platform.manager import Platform
+    from agent_tty.platform.types import GroupRef, SpawnRequest
+
+    mechanism = manifest.mechanism
+    assert mechanism is not None
+    platform = Platform(home)
+    # ProvesHostPid: our identity, written again right after the manifest read (create
+    # wrote it first from its own capture: CreateRecordsHost).
+    identity = platform.capture_host(mechanism, os.getpid())
+    if identity is not None:
+        write_record(paths.host, HostRecord(version=1, mechanism=mechanism, pid=os.getpid(), identity=identity))
+    events = EventLog.open(paths.events, manifest.session_id, manifest.cols, manifest.rows)
+    writer = ManifestWriter(paths, manifest)
+
+    # HostChecksCreateFailed, then the SIGTERM check: a create that gave up gets no program.
+    if exists(paths.create_failed_marker) or signals.term:
+        return 0
+    request = SpawnRequest(
+        mechanism=mechanism,
+        argv=manifest.argv,
+        env=program_env(manifest),
+        cwd=manifest.cwd,
+        cols=manifest.cols,
+        rows=manifest.rows,
+    )
+    try:
+        program = platform.spawn(request)
+    except (OSError, AgentTtyError) as err:
+        message = getattr(err, "message", None) or f"{err.strerror or err}: {manifest.argv[0]}"
+        writer.write(
+            status=Status.FAILED,
+            host_pid=os.getpid(),
+            ended_at=time.time(),
+            failure=Failure(reason="spawn-failed", message=f"the program could not start: {message}"),
+        )
+        return 1
+
+    # RecordsProgramSync: from the spawn to program.json nothing waits, so no host death in
+    # between can leave a program that no file names, except inside this very block.
+    captured = platform.capture_program(mechanism, program.pid, os.getpid())
+    proof = captured.proof
+    if proof is not None and identity is None and proof.get("autogroup") is not None:
+        # UnsharedGroupReadsUnknown: a token is only recorded beside a host.json.
+        proof = {**proof, "autogroup": None}
+    group = GroupRef(mechanism=mechanism, pid=program.pid, proof=proof, folder=paths.folder, host_identity=identity)
+    events.append("start", argv=list(manifest.argv))
+    from agent_tty.host.loop import Host
+
+    host = Host(paths, platform, writer, events, program, group, signals, manifest.idle_timeout_ms)
+    try:
+        write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof))
+        writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid)
+    except FolderGone:
+        host.abandon()
+        return 1
+    # HostChecksCreateFailed, second check: after our start-up write and before we listen.
+    if exists(paths.create_failed_marker):
+        host.initiate_shutdown("create-failed")
+    host.listen(manifest.socket_path)
+    return host.run()
+
+
+if __name__ == "__main__":  # pragma: no cover
+    raise SystemExit(main(sys.argv[1:]))
+

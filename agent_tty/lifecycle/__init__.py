@@ -1,0 +1,1 @@
+"""The multi-process lifecycle engine: create, reconcile, destroy, gc. It knows no platform."""

@@ -1,0 +1,157 @@
+"""create: launch the host first, record it, then wait until it serves (R1, R2, R6, R17)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+
+from agent_tty.lifecycle.engine import Engine
+from agent_tty.protocol import rpc
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+from agent_tty.protocol.status import Status
+from agent_tty.storage.files import write_marker, write_record
+from agent_tty.storage.home import SessionPaths, ensure_socket_dir, new_session_id, socket_path_for
+from agent_tty.storage.records import HostRecord, Manifest
+
+READY_TIMEOUT_S = float(os.environ.get("AGENT_TTY_CREATE_TIMEOUT_S", "5"))
+_HOST_ENV_DROPPED = ("AGENT_TTY_DESTROY_RERUN",)
+
+
+@dataclass(frozen=True)
+class CreateRequest:
+    argv: tuple[str, ...]
+    cols: int = 80
+    rows: int = 24
+    name: str | None = None
+    cwd: str | None = None
+    env: dict[str, str] | None = None
+    term: str = "xterm-256color"
+    idle_timeout_ms: int | None = None
+
+
+class HostLaunch:
+    """The launched host, signalled only through its own handle: once it has been reaped,
+    a pid that another process took never gets the signal."""
+
+    def __init__(self, process: subprocess.Popen[bytes]) -> None:
+        self.process = process
+
+    @property
+    def pid(self) -> int:
+        return self.process.pid
+
+    def exited(self) -> bool:
+        return self.process.poll() is not None
+
+    def stop(self) -> None:
+        self.process.send_signal(signal.SIGTERM)  # no-op once reaped
+
+
+def _allocate(engine: Engine) -> SessionPaths:
+    engine.home.ensure()
+    for _ in range(16):
+        paths = engine.home.session(new_session_id())
+        try:
+            os.mkdir(paths.folder, 0o700)
+        except FileExistsError:
+            continue
+        except OSError as err:
+            raise AgentTtyError(
+                ErrorCode.STORAGE_ERROR, f"cannot create {paths.folder}: {err.strerror}", path=str(paths.folder)
+            ) from None
+        return paths
+    raise AgentTtyError(ErrorCode.INTERNAL_ERROR, "could not allocate a unique session id")
+
+
+def _launch_host(paths: SessionPaths, home: str) -> HostLaunch:
+    env = {k: v for k, v in os.environ.items() if k not in _HOST_ENV_DROPPED}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "agent_tty.host", paths.session_id, str(os.getpid()), home],
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,  # it must outlive us and our caller's terminal
+        close_fds=True,
+        env=env,
+        cwd="/",
+    )
+    return HostLaunch(process)
+
+
+def create(engine: Engine, request: CreateRequest) -> Manifest:
+    platform = engine.platform
+    chosen = platform.choose()
+    ensure_socket_dir()
+    paths = _allocate(engine)
+    now = time.time()
+    manifest = Manifest(
+        version=1,
+        session_id=paths.session_id,
+        status=Status.RUNNING,
+        argv=request.argv,
+        cols=request.cols,
+        rows=request.rows,
+        created_at=now,
+        updated_at=now,
+        socket_path=socket_path_for(paths.session_id),
+        name=request.name,
+        cwd=request.cwd,
+        env=dict(request.env or {}),
+        term=request.term,
+        idle_timeout_ms=request.idle_timeout_ms,
+        mechanism=chosen.name,
+    )
+    # CreateRecordsHostPid: launch first, so the first manifest already names the host.
+    host = _launch_host(paths, str(engine.home.root))
+    try:
+        # CreateRecordsHost: a CLI in another pid space reads the host through host.json.
+        identity = platform.capture_host(chosen.name, host.pid)
+        if identity is not None:
+            write_record(paths.host, HostRecord(version=1, mechanism=chosen.name, pid=host.pid, identity=identity))
+        engine.write_manifest(paths, manifest.replace(host_pid=host.pid))
+        return _wait_ready(engine, paths, host)
+    except AgentTtyError as err:
+        _give_up(paths, host)
+        raise err.with_details(sessionId=paths.session_id) from None
+    except BaseException:
+        _give_up(paths, host)
+        raise
+
+
+def _give_up(paths: SessionPaths, host: HostLaunch) -> None:
+    """CreateStopsOnGiveUp + HostChecksCreateFailed: the marker first, then SIGTERM through
+    the launch handle; the host stops its program and records destroyed."""
+    try:
+        write_marker(paths.create_failed_marker)
+    except AgentTtyError:
+        pass
+    host.stop()
+
+
+def _wait_ready(engine: Engine, paths: SessionPaths, host: HostLaunch) -> Manifest:
+    deadline = time.monotonic() + READY_TIMEOUT_S
+    delay = 0.002
+    socket_path = socket_path_for(paths.session_id)
+    while True:
+        if os.path.exists(socket_path):
+            try:
+                rpc.call(socket_path, {"op": "ping"}, timeout=1.0, session_id=paths.session_id)
+                return engine.read_manifest(paths)
+            except AgentTtyError as err:
+                if err.code not in (ErrorCode.HOST_UNREACHABLE, ErrorCode.HOST_TIMEOUT):
+                    raise
+        if host.exited():
+            manifest = engine.read_manifest(paths)
+            if manifest.failure is not None and manifest.failure.reason == "spawn-failed":
+                raise AgentTtyError(ErrorCode.INVALID_INPUT, manifest.failure.message, reason="spawn-failed")
+            raise AgentTtyError(ErrorCode.HOST_UNREACHABLE, "the session host ended before it served the session")
+        if time.monotonic() >= deadline:
+            raise AgentTtyError(
+                ErrorCode.HOST_UNREACHABLE, f"the session host did not answer within {READY_TIMEOUT_S:g} s"
+            )
+        time.sleep(delay)
+        delay = min(delay * 1.5, 0.02)

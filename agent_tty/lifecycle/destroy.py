@@ -1,0 +1,92 @@
+"""destroy: end a session and report success only once it reads destroyed (R9, R11, R16, R18, R19)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+from agent_tty.lifecycle.engine import GROUP_WAIT_S, POLL_S, Engine, host_timeout
+from agent_tty.lifecycle.reconcile import reconcile
+from agent_tty.protocol import rpc
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+from agent_tty.protocol.status import Status, is_terminal
+from agent_tty.storage.home import SessionPaths
+from agent_tty.storage.records import Manifest
+
+PLAIN_DESTROY_TIMEOUT_S = 10.0
+"""The host's SIGHUP grace (2 s) plus its group wait (5 s), with room to spare."""
+
+
+@dataclass(frozen=True)
+class DestroyOutcome:
+    manifest: Manifest
+    already: bool
+
+
+def destroy(engine: Engine, session_id: str, force: bool) -> DestroyOutcome:
+    paths = engine.home.session(session_id)
+    first = engine.read_manifest(paths)
+    manifest = reconcile(engine, paths, first).manifest
+    if manifest.status is Status.DESTROYED:
+        return DestroyOutcome(manifest, already=True)
+    if is_terminal(manifest.status):
+        return DestroyOutcome(stop_leftovers_then_record_destroyed(engine, paths, manifest), already=False)
+    if force:
+        return DestroyOutcome(_force(engine, paths, manifest), already=False)
+    return DestroyOutcome(_plain(engine, paths, manifest), already=False)
+
+
+def stop_leftovers_then_record_destroyed(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
+    """DestroyStopsLeftovers: a process the program left behind (trap '' HUP; sleep &) is
+    killed through program.json's proof, and destroyed is written only once it is gone."""
+    if not engine.stop_group_and_wait(engine.group(paths)):
+        raise host_timeout(paths, "a process of the session's program group is still running")
+    return engine.record_destroyed(paths, manifest)
+
+
+def _plain(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
+    try:
+        result = rpc.call(
+            manifest.socket_path, {"op": "destroy"}, timeout=PLAIN_DESTROY_TIMEOUT_S, session_id=paths.session_id
+        )
+    except AgentTtyError as err:
+        if err.code is not ErrorCode.HOST_UNREACHABLE:
+            raise
+        # The host may have just ended: a proven death reconciles, anything else is unreachable.
+        after = reconcile(engine, paths, engine.read_manifest(paths))
+        if after.manifest.status is Status.DESTROYED:
+            return after.manifest
+        if is_terminal(after.manifest.status):
+            return stop_leftovers_then_record_destroyed(engine, paths, after.manifest)
+        raise
+    # R9: success only once we read destroyed.
+    final = engine.read_manifest(paths)
+    if final.status is Status.DESTROYED:
+        return final
+    if result.get("status") == Status.DESTROYING.value or not is_terminal(final.status):
+        raise host_timeout(paths, "the session's program group did not end in time; the session stays destroying")
+    return stop_leftovers_then_record_destroyed(engine, paths, final)
+
+
+def _force(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
+    """Kill the proven host (R19), then the group program.json proves, then record destroyed."""
+    from agent_tty.platform.types import HostVerdict
+
+    host = engine.host_record(paths)
+    if host is not None and host.pid == manifest.host_pid:
+        engine.platform.kill_host(host.mechanism, host.pid, host.identity)
+    deadline = time.monotonic() + GROUP_WAIT_S
+    while True:
+        verdict = engine.judge_host(paths, manifest)
+        if verdict is HostVerdict.DEAD:
+            break
+        if time.monotonic() >= deadline:
+            raise host_timeout(paths, f"cannot prove that the session host ended (it reads {verdict.value})")
+        time.sleep(POLL_S)
+    # The host is dead, so no program.json can appear after this read.
+    if not engine.stop_group_and_wait(engine.group(paths)):
+        raise host_timeout(paths, "a process of the session's program group is still running")
+    again = engine.read_manifest(paths)
+    if again.status is Status.DESTROYED:
+        return again
+    return engine.record_destroyed(paths, again)

@@ -1,0 +1,152 @@
+"""What every lifecycle operation shares: the Home, the platform door, and the session's files."""
+
+from __future__ import annotations
+
+import os
+import time
+from dataclasses import dataclass
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode, not_found
+from agent_tty.protocol.status import Status
+from agent_tty.storage.files import FolderGone, read_optional, read_record, write_marker, write_record
+from agent_tty.storage.home import Home, SessionPaths
+from agent_tty.storage.records import HostRecord, Manifest, ProgramRecord
+
+if TYPE_CHECKING:
+    from agent_tty.platform.manager import Platform
+    from agent_tty.platform.types import GroupRef, HostVerdict
+
+GROUP_WAIT_S = 5.0
+"""How long a command waits for a killed group or host to end before HOST_TIMEOUT."""
+POLL_S = 0.01
+
+
+@dataclass
+class Engine:
+    home: Home
+
+    @cached_property
+    def platform(self) -> Platform:
+        # pluggy and the plugins load only when a command needs a platform answer.
+        from agent_tty.platform.manager import Platform
+
+        return Platform(self.home.root)
+
+    # ------------------------------------------------------------ reads
+
+    def read_manifest(self, paths: SessionPaths) -> Manifest:
+        try:
+            return read_record(paths.manifest, Manifest)
+        except FileNotFoundError:
+            raise not_found(paths.session_id) from None
+
+    def host_record(self, paths: SessionPaths) -> HostRecord | None:
+        """host.json, or None when missing or unreadable (then the host reads unknown)."""
+        try:
+            return read_optional(paths.host, HostRecord)
+        except AgentTtyError:
+            return None
+
+    def group(self, paths: SessionPaths) -> GroupRef | None:
+        """The group program.json proves; None when there is no record or it does not parse
+        (a record that does not parse proves nothing: no kill)."""
+        from agent_tty.platform.types import GroupRef
+
+        try:
+            record = read_optional(paths.program, ProgramRecord)
+        except AgentTtyError:
+            return None
+        if record is None:
+            return None
+        host = self.host_record(paths)
+        return GroupRef(
+            mechanism=record.mechanism,
+            pid=record.pid,
+            proof=record.proof,
+            folder=paths.folder,
+            host_identity=host.identity if host is not None else None,
+        )
+
+    def judge_host(self, paths: SessionPaths, manifest: Manifest) -> HostVerdict:
+        from agent_tty.platform.types import HostVerdict
+
+        if manifest.host_pid is None:
+            return HostVerdict.UNKNOWN  # create always names the host: a null pid is no proof
+        record = self.host_record(paths)
+        if record is not None and record.pid == manifest.host_pid:
+            return self.platform.judge_host(record.mechanism, record.pid, record.identity)
+        mechanism = record.mechanism if record is not None else manifest.mechanism
+        if mechanism is None:
+            return HostVerdict.UNKNOWN
+        return self.platform.judge_host(mechanism, manifest.host_pid, None)
+
+    # ------------------------------------------------------------ the program's group
+
+    def stop_group(self, group: GroupRef) -> None:
+        """SIGKILL through the one proof-then-kill path (R15)."""
+        import signal
+
+        self.platform.kill_group(group, signal.SIGKILL)
+
+    def wait_group_gone(self, group: GroupRef, limit: float = GROUP_WAIT_S) -> bool:
+        deadline = time.monotonic() + limit
+        while self.platform.group_alive(group):
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(POLL_S)
+        return True
+
+    def stop_group_and_wait(self, group: GroupRef | None, limit: float = GROUP_WAIT_S) -> bool:
+        if group is None:
+            return True
+        self.stop_group(group)
+        return self.wait_group_gone(group, limit)
+
+    # ------------------------------------------------------------ writes
+
+    def write_manifest(self, paths: SessionPaths, manifest: Manifest) -> Manifest:
+        try:
+            write_record(paths.manifest, manifest)
+        except FolderGone:
+            raise not_found(paths.session_id) from None
+        return manifest
+
+    def record_destroyed(self, paths: SessionPaths, manifest: Manifest) -> Manifest:
+        """The marker, then destroyed from a copy no host write can follow; the exit code stays
+        (DestroyRecordsDestroyed, DestroyKeepsExitCode)."""
+        try:
+            write_marker(paths.destroyed_marker)
+        except FolderGone:
+            raise not_found(paths.session_id) from None
+        now = time.time()
+        record = manifest.replace(
+            status=Status.DESTROYED,
+            updated_at=now,
+            ended_at=manifest.ended_at or now,
+            failure=None,
+        )
+        self.write_manifest(paths, record)
+        unlink_socket(record)
+        return record
+
+
+def unlink_socket(manifest: Manifest) -> None:
+    """Remove the socket of a host that ended (only called once the host is proven gone)."""
+    try:
+        os.unlink(manifest.socket_path)
+    except OSError:
+        pass
+
+
+def host_timeout(paths: SessionPaths, what: str) -> AgentTtyError:
+    return AgentTtyError(ErrorCode.HOST_TIMEOUT, what, sessionId=paths.session_id)
+
+
+def engine_for(home_option: str | None) -> Engine:
+    from agent_tty.storage.home import resolve_home
+
+    return Engine(Home(resolve_home(home_option)))
+
+

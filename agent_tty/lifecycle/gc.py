@@ -1,0 +1,107 @@
+"""gc: remove the folders of ended sessions, never one a host or a program still uses (R1, R20)."""
+
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import time
+from dataclasses import dataclass, field
+
+from agent_tty.lifecycle.engine import Engine, unlink_socket
+from agent_tty.lifecycle.reconcile import reconcile
+from agent_tty.protocol.errors import AgentTtyError
+from agent_tty.protocol.status import Status, policy
+from agent_tty.storage.records import Manifest
+
+RM_RETRY_DELAYS_S = (0.01, 0.02, 0.03)
+"""A late write can land while rmtree runs (ENOTEMPTY at its last rmdir): remove again."""
+GROUP_RUNS = "the session's program group still runs (destroy ends it)"
+
+
+@dataclass(frozen=True)
+class GcOptions:
+    dry_run: bool = False
+    older_than_s: float | None = None
+    stale_only: bool = False
+
+
+@dataclass
+class GcReport:
+    removed: list[str] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+
+    def skip(self, session_id: str, reason: str) -> None:
+        self.skipped.append({"sessionId": session_id, "reason": reason})
+
+
+def gc(engine: Engine, options: GcOptions) -> GcReport:
+    report = GcReport()
+    for session_id in engine.home.session_ids():
+        try:
+            reason = _collect(engine, session_id, options)
+        except AgentTtyError as err:
+            if err.code.value == "SESSION_NOT_FOUND":
+                continue  # another command removed it meanwhile
+            reason = f"{err.code.value}: {err.message}"
+        if reason is None:
+            report.removed.append(session_id)
+        else:
+            report.skip(session_id, reason)
+    return report
+
+
+def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
+    """None when the session was (or, dry, would be) removed; else why it stays."""
+    paths = engine.home.session(session_id)
+    manifest = reconcile(engine, paths, engine.read_manifest(paths)).manifest
+    rules = policy(manifest.status)
+    if rules.active:
+        return f"session host is still alive ({manifest.status.value})"
+    if not rules.collectable:
+        return f"session is {manifest.status.value}"
+    if options.stale_only and manifest.status is not Status.FAILED:
+        return f"not stale: the session ended {manifest.status.value}"
+    if options.older_than_s is not None:
+        age = time.time() - _ended(manifest)
+        if age < options.older_than_s:
+            return f"ended {age:.0f} s ago, younger than {options.older_than_s:g} s"
+    # GcKeepsLiveGroup (R20): program.json is the only proof that a leftover is the
+    # program's, so keep the folder while a proven member runs. A destroy has already
+    # waited its group out.
+    if manifest.status is not Status.DESTROYED:
+        group = engine.group(paths)
+        if group is not None and engine.platform.judge_group(group).value == "owned":
+            return GROUP_RUNS
+    # The final check: what we judged is still what the folder holds.
+    last = engine.read_manifest(paths)
+    if not policy(last.status).collectable:
+        return f"session is {last.status.value}"
+    if options.dry_run:
+        return None
+    _remove(paths.folder)
+    unlink_socket(last)
+    return None
+
+
+def _ended(manifest: Manifest) -> float:
+    return manifest.ended_at or manifest.updated_at
+
+
+def _remove(folder: os.PathLike[str]) -> None:
+    for delay in (*RM_RETRY_DELAYS_S, None):
+        try:
+            shutil.rmtree(folder)
+            return
+        except FileNotFoundError:
+            return
+        except OSError as err:
+            if err.errno != errno.ENOTEMPTY or delay is None:
+                raise _storage(folder, err) from None
+            time.sleep(delay)
+
+
+def _storage(folder: os.PathLike[str], err: OSError) -> AgentTtyError:
+    from agent_tty.protocol.errors import storage_error
+
+    return storage_error(f"cannot remove {folder}: {err.strerror}", str(folder))

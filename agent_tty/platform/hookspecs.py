@@ -1,0 +1,125 @@
+"""Every hook a platform plugin can implement, grouped by phase.
+
+Unless a hook says otherwise it is `firstresult`: the plugin whose mechanism the call names
+answers, every other plugin returns None.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from agent_tty.platform import hookspec
+from agent_tty.platform.types import (
+    CapturedProgram,
+    GroupRef,
+    GroupVerdict,
+    HostVerdict,
+    ProbeResult,
+    ProgramHandle,
+    SpawnRequest,
+)
+
+# ---------------------------------------------------------------- choosing a platform
+
+
+@hookspec
+def agent_tty_probe() -> ProbeResult:
+    """Say whether this plugin can work in this process, and how well (rank).
+
+    Not firstresult: every plugin answers. The manager calls it at most once per process.
+    All platforms.
+    """
+    raise NotImplementedError
+
+
+# ---------------------------------------------------------------- starting a program
+
+
+@hookspec(firstresult=True)
+def agent_tty_spawn(request: SpawnRequest) -> ProgramHandle | None:
+    """Start `request.argv` in a new PTY as the leader of a new session and process group,
+    placed in its group before it runs any code of its own. Return None when
+    `request.mechanism` is not this plugin's. Raise OSError when the program cannot start.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def agent_tty_capture_program(mechanism: str, pid: int, host_pid: int) -> CapturedProgram | None:
+    """Read what later proves that a process group is the program's (program.json's proof).
+
+    Called by the host right after the spawn, in the same synchronous block as the write
+    of program.json (RecordsProgramSync). Must return quickly (bounded, ~250 ms at most).
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def agent_tty_runs_inside(mechanism: str, program_pid: int) -> bool | None:
+    """Whether this very process runs inside the program's session (a destroy the program
+    ran would die in its own kill: ReRunsInNewSession). Err towards True.
+    """
+    raise NotImplementedError
+
+
+# ---------------------------------------------------------------- the program's group
+
+
+@hookspec(firstresult=True)
+def agent_tty_judge_group(group: GroupRef) -> GroupVerdict | None:
+    """Judge the group that `group` names, without signalling it."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def agent_tty_kill_group(group: GroupRef, signal: int) -> GroupVerdict | None:
+    """Prove the group and signal it in one synchronous step; signal only when OWNED.
+
+    Return the verdict the proof read. This is the only path by which any signal reaches a
+    program's group (R15: no kill of a group that took the id).
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def agent_tty_freeze_group(group: GroupRef) -> GroupVerdict | None:
+    """Stop every member so that none can fork out of the next read; same proof as a kill."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def agent_tty_thaw_group(group: GroupRef) -> GroupVerdict | None:
+    """Undo `agent_tty_freeze_group`."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def agent_tty_group_alive(group: GroupRef) -> bool | None:
+    """Whether the group may still have a live member: True when owned or when the answer
+    is unknown (a wait must not pass on a guess), False when gone or someone else's.
+    """
+    raise NotImplementedError
+
+
+# ---------------------------------------------------------------- the host's identity
+
+
+@hookspec(firstresult=True)
+def agent_tty_capture_host(mechanism: str, pid: int) -> dict[str, Any] | None:
+    """Read what later proves that `pid` is still the same host process (host.json)."""
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def agent_tty_judge_host(mechanism: str, pid: int, identity: dict[str, Any] | None) -> HostVerdict | None:
+    """ALIVE when the identity matches, DEAD only on proof, UNKNOWN otherwise (R2, R19).
+    `identity` is None when host.json is missing or unreadable.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def agent_tty_kill_host(mechanism: str, pid: int, identity: dict[str, Any]) -> HostVerdict | None:
+    """SIGKILL the host only when the identity proves it, in one step (R19). Return the
+    verdict the proof read (ALIVE: killed)."""
+    raise NotImplementedError

@@ -1,0 +1,95 @@
+"""The typed values that cross the platform seam."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Protocol
+
+
+class GroupVerdict(enum.StrEnum):
+    OWNED = "owned"
+    """A live member carries the program's proof: the group is the session's."""
+    GONE = "gone"
+    """No live member is in view."""
+    UNPROVEN = "unproven"
+    """Live processes hold the id, but none carries the proof: someone else's group."""
+    UNKNOWN = "unknown"
+    """A read was refused or failed: cannot tell."""
+    UNSHARED = "unshared"
+    """This process does not see the host's pid space."""
+
+
+class HostVerdict(enum.StrEnum):
+    ALIVE = "alive"
+    DEAD = "dead"
+    """Only on proof: no process has the pid, a zombie has it, or another one took it."""
+    UNKNOWN = "unknown"
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    name: str
+    usable: bool
+    rank: int
+    """Higher wins among usable plugins."""
+    reason: str
+    details: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class SpawnRequest:
+    mechanism: str
+    argv: tuple[str, ...]
+    env: dict[str, str]
+    cwd: str | None
+    cols: int
+    rows: int
+
+
+@dataclass(frozen=True, slots=True)
+class ProgramExit:
+    exit_code: int | None
+    exit_signal: int | None
+
+
+class ProgramHandle(Protocol):
+    """The running program as the host drives it; a plugin's spawn returns one."""
+
+    pid: int
+    fd: int
+    """Readable when the PTY has output (select/poll); the host never reads it directly."""
+
+    def read(self, limit: int) -> bytes | None:
+        """Output that is ready; b"" when none is ready; None once the PTY closed."""
+
+    def write(self, data: bytes) -> int:
+        """Input to the program; returns how much was written."""
+
+    def resize(self, cols: int, rows: int) -> None: ...
+
+    def poll_exit(self) -> ProgramExit | None:
+        """Reap the program if it ended (never blocks); None while it runs."""
+
+    def close(self) -> None:
+        """Close the PTY. Never signals: every signal goes through the proof-then-kill path."""
+
+
+@dataclass(frozen=True, slots=True)
+class CapturedProgram:
+    proof: dict[str, Any] | None
+    """Data that proves membership later; None when the capture read none."""
+
+
+@dataclass(frozen=True, slots=True)
+class GroupRef:
+    """A program's group as a record names it, for judging, killing and waiting."""
+
+    mechanism: str
+    pid: int
+    proof: dict[str, Any] | None
+    folder: Path
+    """The session folder: a group without proof is acted on only while it exists."""
+    host_identity: dict[str, Any] | None = None
+    """host.json's identity, to tell whether this process shares the host's pid space."""

@@ -1,0 +1,1 @@
+"""The contracts every process shares: error codes, the status policy, RPC messages."""

@@ -1,0 +1,101 @@
+"""Error codes, exit codes and the one error type the CLI turns into an envelope."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class ExitCode(enum.IntEnum):
+    """Process exit codes of every command (CLI-CONTRACT.md)."""
+
+    OK = 0
+    """The command did what it was asked."""
+    INTERNAL_ERROR = 1
+    """A bug: something we did not classify."""
+    INVALID_INPUT = 2
+    """A bad flag, session id, size, duration, signal or input."""
+    SESSION_NOT_FOUND = 3
+    """No such session, or gc removed it while the command ran."""
+    SESSION_NOT_RUNNING = 4
+    """The session exists but is not commandable."""
+    HOST_TIMEOUT = 5
+    """The host or the program's group did not end in time."""
+    HOST_UNREACHABLE = 6
+    """No host answers on the session's socket."""
+    EXPORT_FAILED = 7
+    """An artifact could not be produced."""
+    STORAGE_ERROR = 8
+    """A record could not be read, written or validated."""
+    PROTOCOL_ERROR = 9
+    """A malformed RPC message."""
+    REPLAY_FAILED = 10
+    """The event log could not be replayed."""
+    WAIT_TIMEOUT = 11
+    """A wait timed out (the envelope still says ok)."""
+
+
+class ErrorCode(enum.StrEnum):
+    INTERNAL_ERROR = "INTERNAL_ERROR"
+    INVALID_INPUT = "INVALID_INPUT"
+    USAGE = "USAGE"
+    SESSION_NOT_FOUND = "SESSION_NOT_FOUND"
+    SESSION_NOT_RUNNING = "SESSION_NOT_RUNNING"
+    HOST_TIMEOUT = "HOST_TIMEOUT"
+    HOST_UNREACHABLE = "HOST_UNREACHABLE"
+    EXPORT_FAILED = "EXPORT_FAILED"
+    STORAGE_ERROR = "STORAGE_ERROR"
+    PROTOCOL_ERROR = "PROTOCOL_ERROR"
+    REPLAY_FAILED = "REPLAY_FAILED"
+    WAIT_TIMEOUT = "WAIT_TIMEOUT"
+    PLATFORM_UNAVAILABLE = "PLATFORM_UNAVAILABLE"
+
+
+EXIT_CODES: dict[ErrorCode, ExitCode] = {
+    ErrorCode.INTERNAL_ERROR: ExitCode.INTERNAL_ERROR,
+    ErrorCode.INVALID_INPUT: ExitCode.INVALID_INPUT,
+    ErrorCode.USAGE: ExitCode.INVALID_INPUT,
+    ErrorCode.SESSION_NOT_FOUND: ExitCode.SESSION_NOT_FOUND,
+    ErrorCode.SESSION_NOT_RUNNING: ExitCode.SESSION_NOT_RUNNING,
+    ErrorCode.HOST_TIMEOUT: ExitCode.HOST_TIMEOUT,
+    ErrorCode.HOST_UNREACHABLE: ExitCode.HOST_UNREACHABLE,
+    ErrorCode.EXPORT_FAILED: ExitCode.EXPORT_FAILED,
+    ErrorCode.STORAGE_ERROR: ExitCode.STORAGE_ERROR,
+    ErrorCode.PROTOCOL_ERROR: ExitCode.PROTOCOL_ERROR,
+    ErrorCode.REPLAY_FAILED: ExitCode.REPLAY_FAILED,
+    ErrorCode.WAIT_TIMEOUT: ExitCode.WAIT_TIMEOUT,
+    # A platform that cannot serve the request is an environment problem the user must fix.
+    ErrorCode.PLATFORM_UNAVAILABLE: ExitCode.INTERNAL_ERROR,
+}
+
+
+class AgentTtyError(Exception):
+    """The one error the engine raises on purpose; the CLI prints it as an envelope."""
+
+    def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.details = {k: v for k, v in details.items() if v is not None}
+
+    @property
+    def exit_code(self) -> ExitCode:
+        return EXIT_CODES[self.code]
+
+    def with_details(self, **details: Any) -> AgentTtyError:
+        self.details.update({k: v for k, v in details.items() if v is not None})
+        return self
+
+
+def invalid(message: str, **details: Any) -> AgentTtyError:
+    return AgentTtyError(ErrorCode.INVALID_INPUT, message, **details)
+
+
+def not_found(session_id: str) -> AgentTtyError:
+    return AgentTtyError(
+        ErrorCode.SESSION_NOT_FOUND, f"no session {session_id!r}", sessionId=session_id
+    )
+
+
+def storage_error(message: str, path: str | None = None, **details: Any) -> AgentTtyError:
+    return AgentTtyError(ErrorCode.STORAGE_ERROR, message, path=path, **details)

@@ -1,0 +1,86 @@
+"""RPC between the CLI and a session's host: one JSON object a line over a Unix socket.
+
+Request: {"op": "...", ...}. Reply: {"ok": true, "result": {...}} or
+{"ok": false, "error": {"code": "...", "message": "..."}}.
+"""
+
+from __future__ import annotations
+
+import json
+import socket
+import time
+from typing import Any
+
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+MAX_MESSAGE = 1 << 20
+OPS = ("ping", "inspect", "resize", "signal", "destroy")
+
+
+def encode(message: dict[str, Any]) -> bytes:
+    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+
+
+def decode(line: bytes) -> dict[str, Any]:
+    try:
+        message = json.loads(line)
+    except ValueError as err:
+        raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, f"malformed RPC message: {err}") from None
+    if not isinstance(message, dict):
+        raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, "malformed RPC message: not an object")
+    return message
+
+
+def call(socket_path: str, request: dict[str, Any], timeout: float = 5.0, session_id: str | None = None) -> dict[str, Any]:
+    """Send one request and return the reply's result; host errors are raised as AgentTtyError."""
+    deadline = time.monotonic() + timeout
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    try:
+        sock.settimeout(timeout)
+        try:
+            sock.connect(socket_path)
+        except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as err:
+            raise AgentTtyError(
+                ErrorCode.HOST_UNREACHABLE,
+                f"no host answers on {socket_path} ({err.strerror or err})",
+                sessionId=session_id,
+            ) from None
+        except PermissionError as err:
+            raise AgentTtyError(
+                ErrorCode.HOST_UNREACHABLE, f"cannot reach {socket_path}: {err.strerror}", sessionId=session_id
+            ) from None
+        sock.sendall(encode(request))
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            sock.settimeout(max(0.001, deadline - time.monotonic()))
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+            if chunk.endswith(b"\n") or size > MAX_MESSAGE:
+                break
+    except TimeoutError:
+        raise AgentTtyError(
+            ErrorCode.HOST_TIMEOUT, f"the host did not answer {request.get('op')!r} in time", sessionId=session_id
+        ) from None
+    except (ConnectionResetError, BrokenPipeError):
+        chunks = []
+    finally:
+        sock.close()
+    if not chunks:
+        raise AgentTtyError(
+            ErrorCode.HOST_UNREACHABLE, "the host closed the connection without an answer", sessionId=session_id
+        )
+    reply = decode(b"".join(chunks))
+    if reply.get("ok") is True and isinstance(reply.get("result"), dict):
+        return reply["result"]
+    error = reply.get("error")
+    if isinstance(error, dict) and isinstance(error.get("code"), str):
+        try:
+            code = ErrorCode(error["code"])
+        except ValueError:
+            code = ErrorCode.PROTOCOL_ERROR
+        raise AgentTtyError(code, str(error.get("message", "")), sessionId=session_id, **(error.get("details") or {}))
+    raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, "malformed RPC reply", sessionId=session_id)

@@ -1,0 +1,49 @@
+"""Parsers of the values users type: durations, signals, sizes. A bad value is exit 2."""
+
+from __future__ import annotations
+
+import re
+
+from agent_tty.protocol.errors import invalid
+
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def parse_duration(text: str, what: str = "duration") -> float:
+    """'500ms', '2s', '5m', '1h', '3d' (a bare number is seconds) -> seconds."""
+    value = text.strip()
+    match = _DURATION.fullmatch(value)
+    if match:
+        return float(match.group(1)) * _UNIT_S[match.group(2)]
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if seconds >= 0 and value and value[0].isdigit():
+        return seconds
+    raise invalid(f"invalid {what} {text!r}: use a number with ms, s, m, h or d (e.g. 500ms, 2s, 5m)", value=text)
+
+
+def parse_signal(text: str) -> int:
+    """'INT', 'SIGINT', 'int' or '2' -> 2."""
+    import signal
+
+    value = text.strip()
+    if value.isdigit():
+        number = int(value)
+        if number in signal.Signals._value2member_map_:
+            return number
+    else:
+        name = value.upper()
+        name = name if name.startswith("SIG") else "SIG" + name
+        member = signal.Signals.__members__.get(name)
+        if member is not None:
+            return int(member)
+    raise invalid(f"invalid signal {text!r}: use a name such as INT, TERM, HUP or a number", value=text)
+
+
+def check_size(cols: int, rows: int) -> None:
+    for label, value in (("cols", cols), ("rows", rows)):
+        if not 1 <= value <= 10000:
+            raise invalid(f"invalid {label} {value}: expected 1 to 10000", **{label: value})

@@ -1,0 +1,1 @@
+"""The Home on disk: layout, typed records, atomic writes and markers."""

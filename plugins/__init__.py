@@ -1,0 +1,1 @@
+"""The platform plugins that ship with agent-tty (import name `agent_tty_plugins`)."""

@@ -1,0 +1,129 @@
+"""Reads of Linux /proc: process stat lines, autogroups, boot id, pid namespace."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class ProcStat:
+    pid: int
+    state: str
+    ppid: int
+    pgrp: int
+    session: int
+    start_time: int
+    """Clock ticks after boot: one value per pid per boot, so it tells a reused pid apart."""
+
+
+def parse_stat(text: str) -> ProcStat:
+    # comm (field 2) may hold spaces and parentheses: split after its last ')'.
+    head, _, rest = text.rpartition(")")
+    pid = int(head.split(" (", 1)[0])
+    fields = rest.split()
+    return ProcStat(
+        pid=pid,
+        state=fields[0],
+        ppid=int(fields[1]),
+        pgrp=int(fields[2]),
+        session=int(fields[3]),
+        start_time=int(fields[19]),
+    )
+
+
+def read_stat(pid: int | str) -> ProcStat | None:
+    """The process's stat, or None when no such process is in view."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            text = handle.read().decode("utf-8", "surrogateescape")
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    try:
+        return parse_stat(text)
+    except (ValueError, IndexError):
+        return None
+
+
+def is_live_state(state: str) -> bool:
+    return state not in ("Z", "X", "x")
+
+
+def has_live_thread(pid: int) -> bool:
+    """A leader whose main thread called pthread_exit shows Z while another thread runs."""
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return False
+    for tid in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/stat", "rb") as handle:
+                stat = parse_stat(handle.read().decode("utf-8", "surrogateescape"))
+        except (OSError, ValueError, IndexError):
+            continue
+        if is_live_state(stat.state):
+            return True
+    return False
+
+
+def list_pids() -> list[int]:
+    return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+
+
+def group_members(pgid: int) -> list[ProcStat]:
+    """Every process in view whose process group is `pgid`, zombies included."""
+    members = []
+    for pid in list_pids():
+        stat = read_stat(pid)
+        if stat is not None and stat.pgrp == pgid:
+            members.append(stat)
+    return members
+
+
+def parse_autogroup(text: str) -> int | None:
+    # "/autogroup-123 nice 0"
+    first = text.split()[0] if text.split() else ""
+    if not first.startswith("/autogroup-"):
+        return None
+    try:
+        return int(first[len("/autogroup-") :])
+    except ValueError:
+        return None
+
+
+def read_autogroup(pid: int | str) -> int | None:
+    """The autogroup id; None when the process is gone. PermissionError passes through."""
+    try:
+        with open(f"/proc/{pid}/autogroup", "rb") as handle:
+            return parse_autogroup(handle.read().decode("ascii", "replace"))
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+
+
+_boot_id: str | None = None
+
+
+def boot_id() -> str | None:
+    global _boot_id
+    if _boot_id is None:
+        try:
+            with open("/proc/sys/kernel/random/boot_id") as handle:
+                _boot_id = handle.read().strip()
+        except OSError:
+            return None
+    return _boot_id
+
+
+def pid_namespace(pid: int | str = "self") -> int | None:
+    try:
+        return os.stat(f"/proc/{pid}/ns/pid").st_ino
+    except OSError:
+        return None
+
+
+def proc_shows_own_pid_space() -> bool:
+    """/proc belongs to this process's pid namespace when /proc/self names our own pid."""
+    try:
+        return int(os.readlink("/proc/self")) == os.getpid()
+    except (OSError, ValueError):
+        return False

@@ -1,0 +1,106 @@
+"""Start a program in a new PTY, as the leader of a new session and process group."""
+
+from __future__ import annotations
+
+import errno
+import fcntl
+import os
+import signal
+import struct
+import termios
+from collections.abc import Callable
+
+from agent_tty.platform.types import ProgramExit, SpawnRequest
+
+def _restore_signals() -> None:
+    """Default dispositions and an empty mask for the program.
+
+    exec resets handled signals but keeps ignored ones: Python ignores SIGPIPE and the host
+    ignores SIGHUP and SIGINT, and the program must not inherit that.
+    """
+    for number in signal.valid_signals():
+        if number in (signal.SIGKILL, signal.SIGSTOP):
+            continue
+        try:
+            signal.signal(number, signal.SIG_DFL)
+        except (OSError, ValueError):
+            pass
+    signal.pthread_sigmask(signal.SIG_SETMASK, set())
+
+
+class PosixPty:
+    """A program in a PTY: non-blocking reads and writes, resize, reaping with waitpid."""
+
+    def __init__(self, pid: int, fd: int) -> None:
+        self.pid = pid
+        self.fd = fd
+        self._exit: ProgramExit | None = None
+        os.set_blocking(fd, False)
+
+    def read(self, limit: int) -> bytes | None:
+        try:
+            data = os.read(self.fd, limit)
+        except BlockingIOError:
+            return b""
+        except OSError as err:
+            if err.errno == errno.EIO:  # Linux: every slave fd closed
+                return None
+            raise
+        return data if data else None  # BSD: an empty read at EOF
+
+    def write(self, data: bytes) -> int:
+        try:
+            return os.write(self.fd, data)
+        except BlockingIOError:
+            return 0
+
+    def resize(self, cols: int, rows: int) -> None:
+        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+    def poll_exit(self) -> ProgramExit | None:
+        if self._exit is None:
+            try:
+                pid, status = os.waitpid(self.pid, os.WNOHANG)
+            except ChildProcessError:
+                return None
+            if pid == 0:
+                return None
+            if os.WIFSIGNALED(status):
+                self._exit = ProgramExit(exit_code=None, exit_signal=os.WTERMSIG(status))
+            else:
+                self._exit = ProgramExit(exit_code=os.waitstatus_to_exitcode(status), exit_signal=None)
+        return self._exit
+
+    def close(self) -> None:
+        try:
+            os.close(self.fd)
+        except OSError:
+            pass
+
+
+def spawn_in_pty(request: SpawnRequest, before_exec: Callable[[], None] | None = None) -> PosixPty:
+    """fork + setsid + exec in a PTY (ptyprocess); exec errors come back as OSError.
+
+    `before_exec` runs in the child after setsid and before exec, for placement into a group.
+    """
+    from ptyprocess import PtyProcess
+
+    def preexec() -> None:
+        _restore_signals()
+        if before_exec is not None:
+            before_exec()
+
+    process = PtyProcess.spawn(
+        list(request.argv),
+        cwd=request.cwd,
+        env=request.env,
+        dimensions=(request.rows, request.cols),
+        preexec_fn=preexec,
+    )
+    # ptyprocess's close() and __del__ signal by pid. The host reaps the program itself and
+    # every signal must go through the proof-then-kill path, so the object must never do so.
+    process.closed = True
+    fd = os.dup(process.fd)
+    os.set_inheritable(fd, False)
+    process.fileobj.close()
+    return PosixPty(process.pid, fd)

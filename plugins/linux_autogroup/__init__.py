@@ -1,0 +1,338 @@
+"""linux_autogroup: prove a program's group by its session and autogroup (Linux).
+
+The token is the program's session id (its pid: it leads its own session), its autogroup
+id and the boot id. setsid() gives every new session a new autogroup from a counter that
+does not repeat within a boot, and fork() passes it on, so a group that later takes the
+program's id carries another autogroup and never gets a kill (R15). Without a token the
+leader's pid and start time prove the leader alone.
+"""
+
+from __future__ import annotations
+
+import os
+import signal as signals
+import sys
+import time
+from typing import Any
+
+from agent_tty.platform import hookimpl
+from agent_tty.platform.types import (
+    CapturedProgram,
+    GroupRef,
+    GroupVerdict,
+    HostVerdict,
+    ProbeResult,
+    ProgramHandle,
+    SpawnRequest,
+)
+from agent_tty_plugins._posix import groups, procfs
+
+MECHANISM = "linux_autogroup"
+RANK = 50
+CAPTURE_LIMIT_S = 0.25
+"""How long the capture waits for the child to lead its own session (TokenNamesProgram)."""
+
+
+def _ours(mechanism: str) -> bool:
+    return mechanism == MECHANISM
+
+
+# ---------------------------------------------------------------- choosing a platform
+
+
+@hookimpl
+def agent_tty_probe() -> ProbeResult:
+    if not sys.platform.startswith("linux"):
+        return ProbeResult(MECHANISM, False, RANK, "not Linux")
+    try:
+        own = procfs.read_autogroup("self")
+    except OSError as err:
+        own = None
+        why = f"/proc/self/autogroup is not readable ({err.strerror})"
+    else:
+        why = "/proc/self/autogroup shows no autogroup (kernel without CONFIG_SCHED_AUTOGROUP?)"
+    if own is None:
+        return ProbeResult(MECHANISM, False, RANK, why)
+    if procfs.boot_id() is None:
+        return ProbeResult(MECHANISM, False, RANK, "the boot id is not readable")
+    if not procfs.proc_shows_own_pid_space():
+        return ProbeResult(MECHANISM, False, RANK, "/proc shows another pid namespace")
+    return ProbeResult(MECHANISM, True, RANK, "autogroups and /proc are available", {"autogroup": own})
+
+
+# ---------------------------------------------------------------- starting a program
+
+
+@hookimpl
+def agent_tty_spawn(request: SpawnRequest) -> ProgramHandle | None:
+    if not _ours(request.mechanism):
+        return None
+    from agent_tty_plugins._posix.pty_spawn import spawn_in_pty
+
+    return spawn_in_pty(request)
+
+
+@hookimpl
+def agent_tty_capture_program(mechanism: str, pid: int, host_pid: int) -> CapturedProgram | None:
+    if not _ours(mechanism):
+        return None
+    return CapturedProgram(proof=capture_token(pid, host_pid))
+
+
+def capture_token(pid: int, host_pid: int) -> dict[str, Any] | None:
+    """Read stat, autogroup, stat again; keep the autogroup only when the second read shows
+    the program leading its own session with the same start time and the host as parent,
+    and the autogroup differs from the host's own (TokenNamesProgram).
+
+    Without an autogroup the proof still names the leader by boot id and start time.
+    """
+    boot = procfs.boot_id()
+    if boot is None:
+        return None
+    try:
+        host_autogroup = procfs.read_autogroup("self")
+    except OSError:
+        host_autogroup = None
+    deadline = time.monotonic() + CAPTURE_LIMIT_S
+    while True:
+        first = procfs.read_stat(pid)
+        try:
+            autogroup = procfs.read_autogroup(pid)
+        except OSError:
+            autogroup = None
+        second = procfs.read_stat(pid)
+        if first is None or second is None or not procfs.is_live_state(second.state):
+            return None  # it already ended: its record proves nothing
+        leads_own_session = (
+            second.session == pid
+            and second.pgrp == pid
+            and second.ppid == host_pid
+            and second.start_time == first.start_time
+        )
+        if leads_own_session and autogroup is not None and host_autogroup is not None and autogroup != host_autogroup:
+            return {"bootId": boot, "startTime": second.start_time, "autogroup": autogroup}
+        if time.monotonic() >= deadline:
+            if leads_own_session:
+                return {"bootId": boot, "startTime": second.start_time, "autogroup": None}
+            return None
+        time.sleep(0.002)
+
+
+def _token(group: GroupRef) -> int | None:
+    return (group.proof or {}).get("autogroup")
+
+
+@hookimpl
+def agent_tty_runs_inside(mechanism: str, program_pid: int) -> bool | None:
+    if not _ours(mechanism):
+        return None
+    try:
+        sid = os.getsid(0)
+    except OSError:
+        return True
+    # Session id 0: our session leader is outside our pid namespace, so we cannot tell.
+    return sid == 0 or sid == program_pid
+
+
+# ---------------------------------------------------------------- the program's group
+
+
+def _shares_host_pids(group: GroupRef) -> bool:
+    if not procfs.proc_shows_own_pid_space():
+        return False
+    identity = group.host_identity
+    if identity is None:
+        # With a token but no host.json, nothing names the host's pid space.
+        return _token(group) is None
+    if identity.get("bootId") != procfs.boot_id():
+        return True  # another boot: judged below as gone
+    recorded = identity.get("pidNamespace")
+    return recorded is None or recorded == procfs.pid_namespace()
+
+
+def _judge(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
+    """The verdict, and a live member that carries the proof when OWNED."""
+    if not _shares_host_pids(group):
+        return GroupVerdict.UNSHARED, None
+    proof = group.proof or {}
+    if proof and proof.get("bootId") != procfs.boot_id():
+        return GroupVerdict.GONE, None  # a reboot ended every process of that boot
+    token_autogroup = _token(group)
+    if token_autogroup is None:
+        return _judge_leader(group)
+    refused = False
+    live_seen = False
+    # A member can fork and end while one scan lists /proc: scan twice before "gone".
+    for _scan in range(2):
+        for member in procfs.group_members(group.pid):
+            if not procfs.is_live_state(member.state) and not procfs.has_live_thread(member.pid):
+                continue
+            live_seen = True
+            try:
+                autogroup = procfs.read_autogroup(member.pid)
+            except OSError:
+                refused = True
+                continue
+            if autogroup is None:
+                continue  # it ended between the reads
+            if member.session == group.pid and autogroup == token_autogroup:
+                return GroupVerdict.OWNED, member
+        if live_seen:
+            break
+    if refused:
+        return GroupVerdict.UNKNOWN, None
+    return (GroupVerdict.UNPROVEN if live_seen else GroupVerdict.GONE), None
+
+
+def _judge_leader(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
+    """No token: only the leader itself, by pid, boot id and start time, proves the group."""
+    if not group.folder.is_dir():
+        return GroupVerdict.GONE, None  # FallbackNeedsFolder: gc removed the session
+    start = (group.proof or {}).get("startTime")
+    leader = procfs.read_stat(group.pid)
+    if leader is not None and procfs.is_live_state(leader.state):
+        if leader.session == group.pid and start is not None and leader.start_time == start:
+            return GroupVerdict.OWNED, leader
+        return GroupVerdict.UNKNOWN, None
+    if procfs.group_members(group.pid):
+        return GroupVerdict.UNKNOWN, None  # leftovers we cannot tell from a new group
+    return GroupVerdict.GONE, None
+
+
+def _still_member(member: procfs.ProcStat, pgid: int) -> bool:
+    again = procfs.read_stat(member.pid)
+    return again is not None and again.start_time == member.start_time and again.pgrp == pgid
+
+
+@hookimpl
+def agent_tty_judge_group(group: GroupRef) -> GroupVerdict | None:
+    if not _ours(group.mechanism):
+        return None
+    return _judge(group)[0]
+
+
+def _signal_proven(group: GroupRef, signal: int) -> GroupVerdict:
+    verdict, member = _judge(group)
+    if verdict is GroupVerdict.OWNED:
+        # The member's re-read and the kill are adjacent statements: the window in which the
+        # whole group could end and its id be taken is a few microseconds.
+        if member is not None and _still_member(member, group.pid):
+            groups.signal_group(group.pid, signal)
+            return verdict
+        verdict, member = _judge(group)
+        if verdict is GroupVerdict.OWNED and member is not None and _still_member(member, group.pid):
+            groups.signal_group(group.pid, signal)
+    return verdict
+
+
+@hookimpl
+def agent_tty_kill_group(group: GroupRef, signal: int) -> GroupVerdict | None:
+    if not _ours(group.mechanism):
+        return None
+    return _signal_proven(group, signal)
+
+
+@hookimpl
+def agent_tty_freeze_group(group: GroupRef) -> GroupVerdict | None:
+    if not _ours(group.mechanism):
+        return None
+    return _signal_proven(group, signals.SIGSTOP)
+
+
+@hookimpl
+def agent_tty_thaw_group(group: GroupRef) -> GroupVerdict | None:
+    if not _ours(group.mechanism):
+        return None
+    return _signal_proven(group, signals.SIGCONT)
+
+
+def _only_zombies_twice(pgid: int) -> bool:
+    for _scan in range(2):
+        members = procfs.group_members(pgid)
+        if not members or any(procfs.is_live_state(m.state) or procfs.has_live_thread(m.pid) for m in members):
+            return False
+    return True
+
+
+@hookimpl
+def agent_tty_group_alive(group: GroupRef) -> bool | None:
+    if not _ours(group.mechanism):
+        return None
+    verdict, _member = _judge(group)
+    if verdict in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED):
+        return True
+    if verdict is GroupVerdict.UNPROVEN:
+        return False  # ReusedIdReadsGone: the id now names someone else's group
+    probe = groups.probe_group(group.pid)
+    if probe is groups.Probe.NONE:
+        return False
+    # The id is in use but no live member is in view: zombies that nobody reaps (gone when
+    # two scans show only zombies), or processes /proc hides from us (alive: ProbeCountsDeniedGroup).
+    return not _only_zombies_twice(group.pid)
+
+
+# ---------------------------------------------------------------- the host's identity
+
+
+@hookimpl
+def agent_tty_capture_host(mechanism: str, pid: int) -> dict[str, Any] | None:
+    if not _ours(mechanism):
+        return None
+    stat = procfs.read_stat(pid)
+    boot = procfs.boot_id()
+    if stat is None or boot is None:
+        return None
+    return {"bootId": boot, "startTime": stat.start_time, "pidNamespace": procfs.pid_namespace(pid)}
+
+
+def _judge_host(pid: int, identity: dict[str, Any] | None) -> HostVerdict:
+    if identity is None:
+        # No record to compare: only "no such process" is proof of death.
+        if pid <= 0:
+            return HostVerdict.DEAD
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return HostVerdict.DEAD
+        except PermissionError:
+            return HostVerdict.UNKNOWN
+        stat = procfs.read_stat(pid)
+        if stat is not None and not procfs.is_live_state(stat.state):
+            return HostVerdict.DEAD
+        return HostVerdict.UNKNOWN
+    if not procfs.proc_shows_own_pid_space():
+        return HostVerdict.UNKNOWN
+    boot = procfs.boot_id()
+    if boot is None:
+        return HostVerdict.UNKNOWN
+    if identity.get("bootId") != boot:
+        return HostVerdict.DEAD
+    recorded_ns = identity.get("pidNamespace")
+    if recorded_ns is not None and recorded_ns != procfs.pid_namespace():
+        return HostVerdict.UNKNOWN
+    stat = procfs.read_stat(pid)
+    if stat is None or not procfs.is_live_state(stat.state):
+        return HostVerdict.DEAD
+    if stat.start_time != identity.get("startTime"):
+        return HostVerdict.DEAD  # another process took the pid (R19)
+    return HostVerdict.ALIVE
+
+
+@hookimpl
+def agent_tty_judge_host(mechanism: str, pid: int, identity: dict[str, Any] | None) -> HostVerdict | None:
+    if not _ours(mechanism):
+        return None
+    return _judge_host(pid, identity)
+
+
+@hookimpl
+def agent_tty_kill_host(mechanism: str, pid: int, identity: dict[str, Any]) -> HostVerdict | None:
+    if not _ours(mechanism):
+        return None
+    verdict = _judge_host(pid, identity)
+    if verdict is HostVerdict.ALIVE:
+        try:
+            os.kill(pid, signals.SIGKILL)
+        except ProcessLookupError:
+            return HostVerdict.DEAD
+    return verdict
