@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from agent_tty.lifecycle.engine import Engine
 from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
-from agent_tty.protocol.status import Status
+from agent_tty.protocol.status import Status, is_terminal
 from agent_tty.storage.files import write_marker, write_record
 from agent_tty.storage.home import SessionPaths, ensure_socket_dir, new_session_id, socket_path_for
 from agent_tty.storage.records import HostRecord, Manifest
@@ -148,6 +148,8 @@ def _wait_ready(engine: Engine, paths: SessionPaths, host: HostLaunch) -> Manife
             manifest = engine.read_manifest(paths)
             if manifest.failure is not None and manifest.failure.reason == "spawn-failed":
                 raise AgentTtyError(ErrorCode.INVALID_INPUT, manifest.failure.message, reason="spawn-failed")
+            if is_terminal(manifest.status) and manifest.child_pid is not None:
+                return manifest  # the program ran and has already ended: still a created session
             raise AgentTtyError(ErrorCode.HOST_UNREACHABLE, "the session host ended before it served the session")
         if time.monotonic() >= deadline:
             raise AgentTtyError(

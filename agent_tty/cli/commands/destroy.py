@@ -59,7 +59,9 @@ def _rerun_in_new_session() -> int:
     def forward(signum: int, _frame: object) -> None:
         child.send_signal(signum)
 
-    for number in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP):
+    # Forward what a user sends; not SIGHUP, which the end of the program's terminal sends
+    # us while the copy does its work.
+    for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, forward)
     code = child.wait()
     return 128 - code if code < 0 else code

@@ -1,0 +1,196 @@
+"""Fixtures that drive the real CLI against a temp Home, and check that no process is left."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+REPLAY_DIR = Path(__file__).resolve().parent / "replay"
+
+
+def agent_tty_command() -> list[str]:
+    script = Path(sys.executable).with_name("agent-tty")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "agent_tty"]
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+    @property
+    def doc(self) -> dict[str, Any]:
+        return json.loads(self.stdout)
+
+    @property
+    def result(self) -> dict[str, Any]:
+        doc = self.doc
+        assert doc["ok"] is True, doc
+        return doc["result"]
+
+    @property
+    def error(self) -> dict[str, Any]:
+        doc = self.doc
+        assert doc["ok"] is False, doc
+        return doc["error"]
+
+
+class Cli:
+    """Runs `agent-tty --json ...` as a subprocess with AGENT_TTY_HOME set to the test's Home."""
+
+    def __init__(self, home: Path) -> None:
+        self.home = home
+        self.command = agent_tty_command()
+
+    def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_TTY_")}
+        env["AGENT_TTY_HOME"] = str(self.home)
+        env.update(extra or {})
+        return env
+
+    def run(self, *args: str, json_out: bool = True, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
+        argv = [*self.command, *(["--json"] if json_out else []), *args]
+        done = subprocess.run(argv, capture_output=True, text=True, env=self.env(env), timeout=timeout)
+        assert "Traceback" not in done.stderr, done.stderr
+        return Result(done.returncode, done.stdout, done.stderr)
+
+    def start(self, *args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+        argv = [*self.command, "--json", *args]
+        return subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=self.env(env))
+
+    def create(self, *program: str, options: tuple[str, ...] = ()) -> dict[str, Any]:
+        done = self.run("create", *options, "--", *program)
+        assert done.code == 0, (done.stdout, done.stderr)
+        return done.result
+
+    def folder(self, session_id: str) -> Path:
+        return self.home / "sessions" / session_id
+
+    def manifest(self, session_id: str) -> dict[str, Any]:
+        return json.loads((self.folder(session_id) / "session.json").read_text())
+
+    def program(self, session_id: str) -> dict[str, Any]:
+        return json.loads((self.folder(session_id) / "program.json").read_text())
+
+    def replay_env(self, hold: str, log: Path) -> dict[str, str]:
+        path = os.pathsep.join(filter(None, [str(REPLAY_DIR), os.environ.get("PYTHONPATH", "")]))
+        return {"PYTHONPATH": path, "AGENT_TTY_REPLAY_HOLD": hold, "AGENT_TTY_REPLAY_LOG": str(log)}
+
+
+def wait_until(check: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02, what: str = "") -> Any:
+    deadline = time.monotonic() + timeout
+    while True:
+        value = check()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out waiting for {what or check}")
+        time.sleep(interval)
+
+
+def pid_alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            state = handle.read().rpartition(")")[2].split()[0]
+    except OSError:
+        return False
+    return state not in ("Z", "X")
+
+
+def group_members(pgid: int) -> list[int]:
+    members = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as handle:
+                fields = handle.read().rpartition(")")[2].split()
+        except OSError:
+            continue
+        if int(fields[2]) == pgid and fields[0] not in ("Z", "X"):
+            members.append(int(name))
+    return members
+
+
+def processes_of_home(home: Path) -> list[int]:
+    """Live processes whose environment names this Home: hosts and every program they ran."""
+    marker = f"AGENT_TTY_HOME={home}".encode()
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{name}/environ", "rb") as handle:
+                env = handle.read().split(b"\0")
+        except OSError:
+            continue
+        if marker in env and pid_alive(int(name)):
+            found.append(int(name))
+    return found
+
+
+@pytest.fixture
+def cli(tmp_path: Path) -> Iterator[Cli]:
+    home = tmp_path / "home"
+    client = Cli(home)
+    yield client
+    # Every test leaves no process behind: end its sessions, then fail on any survivor.
+    sessions = home / "sessions"
+    if sessions.is_dir():
+        for session_id in os.listdir(sessions):
+            client.run("destroy", "--force", session_id, timeout=30)
+    survivors = []
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline:
+        survivors = processes_of_home(home)
+        if not survivors:
+            break
+        time.sleep(0.05)
+    for pid in survivors:
+        try:
+            os.kill(pid, signal.SIGKILL)  # ours: it carries this test's unique Home
+        except ProcessLookupError:
+            pass
+    assert not survivors, f"processes left behind: {survivors}"
+    shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+@pytest.fixture
+def unrelated(tmp_path: Path) -> Iterator[Callable[[], int]]:
+    """Start `setsid sleep 300` processes that are not any session's; ended by pid at teardown."""
+    started: list[subprocess.Popen[bytes]] = []
+
+    def start() -> int:
+        process = subprocess.Popen(
+            ["setsid", "sleep", "300"], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
+        started.append(process)
+        wait_until(lambda: _leads_session(process.pid), what="setsid")
+        return process.pid
+
+    yield start
+    for process in started:
+        process.kill()
+        process.wait()
+
+
+def _leads_session(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as handle:
+            fields = handle.read().rpartition(")")[2].split()
+    except OSError:
+        return False
+    return int(fields[3]) == pid

@@ -1,0 +1,119 @@
+"""The replay tool: hold one file-system call in one agent-tty process, from outside the product.
+
+Put this folder on PYTHONPATH; every Python process then loads it at start-up (the CLI, the
+host, a destroy re-run). It does nothing unless AGENT_TTY_REPLAY_HOLD is set:
+
+    AGENT_TTY_REPLAY_HOLD='<process>:<op>:<path suffix>:<nth>:<ms>[,<more holds>]'
+    AGENT_TTY_REPLAY_LOG=/path/to/log    # 'hold ...' and 'release ...' lines, for tests to poll
+
+<process> is the command name (create, list, inspect, destroy, gc, ...) or `host`;
+<op> is rename (os.rename/os.replace, matched on the destination), read (open for reading),
+write (open for writing), unlink (os.unlink/os.remove) or rmtree (shutil.rmtree);
+<nth> counts matching calls in that process from 1. The call is held <ms> milliseconds and
+then performed as usual: a hold changes timing only.
+"""
+
+from __future__ import annotations
+
+import builtins
+import os
+import shutil
+import sys
+import time
+
+_SPEC = os.environ.get("AGENT_TTY_REPLAY_HOLD", "")
+_LOG = os.environ.get("AGENT_TTY_REPLAY_LOG")
+
+
+def _parse(spec: str) -> list[dict]:
+    holds = []
+    for part in filter(None, (p.strip() for p in spec.split(","))):
+        process, op, suffix, nth, ms = part.split(":")
+        holds.append({"process": process, "op": op, "suffix": suffix, "nth": int(nth), "ms": int(ms), "seen": 0})
+    return holds
+
+
+def _process_name() -> str:
+    argv = sys.argv
+    first = argv[0] if argv else ""
+    if first.endswith(os.path.join("agent_tty", "host", "__main__.py")) or "agent_tty.host" in argv[:2]:
+        return "host"
+    args = argv[1:]
+    skip = False
+    for arg in args:
+        if skip:
+            skip = False
+            continue
+        if arg == "--home":
+            skip = True
+            continue
+        if arg.startswith("-"):
+            continue
+        return arg
+    return ""
+
+
+def _log(line: str) -> None:
+    if _LOG:
+        with _real_open(_LOG, "a") as handle:
+            handle.write(line + "\n")
+
+
+def _maybe_hold(op: str, path: object) -> None:
+    try:
+        text = os.fspath(path)  # type: ignore[arg-type]
+    except TypeError:
+        return
+    if isinstance(text, bytes):
+        text = text.decode(errors="replace")
+    name = None
+    for hold in _HOLDS:
+        if hold["op"] != op or not text.endswith(hold["suffix"]):
+            continue
+        name = name if name is not None else _process_name()
+        if hold["process"] != name:
+            continue
+        hold["seen"] += 1
+        if hold["seen"] == hold["nth"]:
+            _log(f"hold {name} {op} {text} {hold['nth']} pid={os.getpid()}")
+            time.sleep(hold["ms"] / 1000)
+            _log(f"release {name} {op} {text} {hold['nth']} pid={os.getpid()}")
+
+
+_real_open = builtins.open
+_HOLDS = _parse(_SPEC) if _SPEC else []
+
+if _HOLDS:
+    _real_rename, _real_replace = os.rename, os.replace
+    _real_unlink, _real_remove = os.unlink, os.remove
+    _real_rmtree = shutil.rmtree
+
+    def _open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
+        writing = any(c in mode for c in "wax+")
+        _maybe_hold("write" if writing else "read", file)
+        return _real_open(file, mode, *args, **kwargs)
+
+    def _rename(src, dst, *args, **kwargs):  # type: ignore[no-untyped-def]
+        _maybe_hold("rename", dst)
+        return _real_rename(src, dst, *args, **kwargs)
+
+    def _replace(src, dst, *args, **kwargs):  # type: ignore[no-untyped-def]
+        _maybe_hold("rename", dst)
+        return _real_replace(src, dst, *args, **kwargs)
+
+    def _unlink(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        _maybe_hold("unlink", path)
+        return _real_unlink(path, *args, **kwargs)
+
+    def _remove(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        _maybe_hold("unlink", path)
+        return _real_remove(path, *args, **kwargs)
+
+    def _rmtree(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        _maybe_hold("rmtree", path)
+        return _real_rmtree(path, *args, **kwargs)
+
+    builtins.open = _open
+    os.rename, os.replace = _rename, _replace
+    os.unlink, os.remove = _unlink, _remove
+    shutil.rmtree = _rmtree
