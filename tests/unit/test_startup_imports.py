@@ -1,0 +1,41 @@
+"""Start-up hygiene: hot commands import nothing they do not need (agents call them hundreds of times)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+HEAVY = ("pydantic", "pyte", "rich", "psutil")
+
+
+def _modules_after(args: list[str], home: str) -> set[str]:
+    code = (
+        "import sys, json, io, contextlib\n"
+        "from agent_tty.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main({args!r})\n"
+        "print(json.dumps(sorted(sys.modules)))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={"AGENT_TTY_HOME": home, "PATH": "/usr/bin:/bin"})
+    assert done.returncode == 0, done.stderr
+    return set(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def test_version_loads_no_framework(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    for args in (["--version"], ["version"], ["--json", "version"]):
+        modules = _modules_after(args, str(tmp_path))
+        for name in ("typer", "click", "pluggy", *HEAVY, "agent_tty.lifecycle.engine", "agent_tty.storage.records"):
+            assert name not in modules, (args, name)
+
+
+@pytest.mark.parametrize("args", [["list"], ["list", "--all"], ["inspect", "nosuchsession"], ["gc", "--dry-run"]])
+def test_hot_commands_load_nothing_heavy(tmp_path, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    modules = _modules_after(args, str(tmp_path))
+    for name in HEAVY:
+        assert name not in modules and not any(m.startswith(name + ".") for m in modules), (args, name)
+    # Other commands' modules stay unloaded.
+    assert "agent_tty.lifecycle.create" not in modules
+    assert "agent_tty.host.loop" not in modules

@@ -1,0 +1,65 @@
+from __future__ import annotations
+
+import signal
+
+import pytest
+
+from agent_tty.protocol.errors import AgentTtyError, ExitCode
+from agent_tty.protocol.status import STATUS_POLICY, Status, policy
+from agent_tty.protocol.values import check_size, parse_duration, parse_signal
+from agent_tty.storage.home import new_session_id, validate_session_id
+
+
+@pytest.mark.parametrize(
+    "text, seconds",
+    [("500ms", 0.5), ("2s", 2), ("5m", 300), ("1h", 3600), ("3d", 259200), ("1.5s", 1.5), ("0s", 0), ("7", 7)],
+)
+def test_durations(text: str, seconds: float) -> None:
+    assert parse_duration(text) == pytest.approx(seconds)
+
+
+@pytest.mark.parametrize("text", ["", "-1s", "soon", "5 parsecs", "1x", "ms"])
+def test_bad_durations(text: str) -> None:
+    with pytest.raises(AgentTtyError) as info:
+        parse_duration(text)
+    assert info.value.exit_code == ExitCode.INVALID_INPUT
+    assert repr(text) in info.value.message
+
+
+@pytest.mark.parametrize("text", ["INT", "SIGINT", "int", "2"])
+def test_signals(text: str) -> None:
+    assert parse_signal(text) == signal.SIGINT
+
+
+@pytest.mark.parametrize("text", ["SIGFOO", "0", "999", "", "-9"])
+def test_bad_signals(text: str) -> None:
+    with pytest.raises(AgentTtyError):
+        parse_signal(text)
+
+
+def test_sizes() -> None:
+    check_size(1, 1)
+    with pytest.raises(AgentTtyError):
+        check_size(0, 24)
+    with pytest.raises(AgentTtyError):
+        check_size(80, 10001)
+
+
+def test_session_ids() -> None:
+    for _ in range(50):
+        generated = new_session_id()
+        assert validate_session_id(generated) == generated and len(generated) == 12
+    for bad in ["../x", "/abs", "", ".", "a/b", "A", "a" * 65, "-x", "a\0b", "a b"]:
+        with pytest.raises(AgentTtyError) as info:
+            validate_session_id(bad)
+        assert info.value.exit_code == ExitCode.INVALID_INPUT
+
+
+def test_status_policy_table() -> None:
+    assert set(STATUS_POLICY) == set(Status)
+    for status, rules in STATUS_POLICY.items():
+        assert rules.active != rules.terminal, status
+        assert not (rules.commandable and not rules.active), status
+        assert rules.collectable == rules.terminal, status
+    assert policy("running").commandable and not policy("destroying").commandable
+    assert policy("destroyed").destroyed and not policy("failed").destroyed
