@@ -220,6 +220,15 @@ def test_create_waits_for_a_slow_host_start_up_write(cli: Cli, tmp_path) -> None
     assert json.loads(out)["result"]["status"] == "running"
 
 
+def test_host_waits_for_a_slow_create(cli: Cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """HostWaitsForManifest: the host starts before create's first manifest write lands."""
+    log = tmp_path / "replay.log"
+    done = cli.run("create", "--", "sleep", "300", env=cli.replay_env("create:rename:/session.json:1:1500", log))
+    assert done.code == 0, done.stdout
+    assert "hold create rename" in log.read_text()
+    assert done.result["status"] == "running" and pid_alive(done.result["childPid"])
+
+
 def test_create_that_gives_up_stops_its_session(cli: Cli, tmp_path) -> None:  # type: ignore[no-untyped-def]
     """CreateStopsOnGiveUp: the host's start-up write is held past create's readiness wait."""
     log = tmp_path / "replay.log"
@@ -238,10 +247,11 @@ def test_gc_and_destroy_race_on_removed_folder(cli: Cli, tmp_path) -> None:  # t
     """ManifestWriteNeedsFolder: a write after gc removed the folder fails, the folder stays gone."""
     created = cli.create("sh", "-c", "sleep 0.3")
     sid = created["sessionId"]
-    log = tmp_path / "replay.log"
-    destroying = cli.start("destroy", sid, "--force", env=cli.replay_env("destroy:read:/session.json:2:3000", log))
-    wait_until(lambda: log.exists() and "hold" in log.read_text(), what="destroy hold")
     wait_until(lambda: cli.manifest(sid)["status"] == "exited", what="exited")
+    log = tmp_path / "replay.log"
+    # destroy holds its read of program.json, right before its marker and manifest writes.
+    destroying = cli.start("destroy", sid, env=cli.replay_env("destroy:read:/program.json:1:3000", log))
+    wait_until(lambda: log.exists() and "hold" in log.read_text(), what="destroy hold")
     assert cli.run("gc").result["removedSessions"] == [sid]
     out, _ = destroying.communicate(timeout=30)
     assert destroying.returncode == 3, out

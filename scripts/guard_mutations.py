@@ -1,0 +1,126 @@
+"""Show that each guard's test can fail: remove the guard, run its test, expect red, restore.
+
+    .venv/bin/python scripts/guard_mutations.py [GUARD ...]
+
+Needs an editable install (pip install -e .), so that the CLI processes run the mutated tree.
+Each mutation replaces one exact snippet; a snippet that no longer matches is reported as
+STALE (the guard moved: update the table).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# guard: ([(file, guard code, the code without the guard), ...], test that must fail without it)
+Edit = tuple[str, str, str]
+MUTATIONS: dict[str, tuple[list[Edit], str]] = {
+    "ProvesGroupOwnership": (
+        [(
+            "plugins/linux_autogroup/__init__.py",
+            "    verdict, member = _judge(group)\n    if verdict is GroupVerdict.OWNED:",
+            "    verdict, member = _judge(group)\n    if verdict is GroupVerdict.UNPROVEN:\n        groups.signal_group(group.pid, signal)\n    if verdict is GroupVerdict.OWNED:",
+        )],
+        "tests/integration/test_never_kill_unrelated.py::test_reused_group_id_is_never_signalled[destroy-force]",
+    ),
+    "KillsProgramGroup": (
+        [("plugins/_posix/groups.py", "        os.killpg(_checked(pgid), signal)", "        os.kill(_checked(pgid), signal)")],
+        "tests/integration/test_lifecycle.py::test_destroy_ends_a_group_that_ignores_hangup[True]",
+    ),
+    "GcKeepsLiveGroup": (
+        [("agent_tty/lifecycle/gc.py", '        if group is not None and engine.platform.judge_group(group).value == "owned":', "        if False:")],
+        "tests/integration/test_lifecycle.py::test_destroy_stops_what_an_exited_program_left",
+    ),
+    "DestroyStopsLeftovers": (
+        [(
+            "agent_tty/lifecycle/destroy.py",
+            "    if not engine.stop_group_and_wait(engine.group(paths)):\n        raise host_timeout(paths, \"a process of the session's program group is still running\")\n    return engine.record_destroyed(paths, manifest)",
+            "    return engine.record_destroyed(paths, manifest)",
+        )],
+        "tests/integration/test_lifecycle.py::test_destroy_stops_what_an_exited_program_left",
+    ),
+    "ReRunsInNewSession": (
+        [("agent_tty/cli/commands/destroy.py", '    if os.environ.get(RERUN_ENV) != "1" and _runs_inside(engine, paths, session_id):', "    if False:")],
+        "tests/integration/test_lifecycle.py::test_destroy_from_inside_the_program_reruns_outside",
+    ),
+    # Off Windows the two are redundant with each other: the host's marker check stops a
+    # session whose create gave up before the start-up write, the SIGTERM stops it at any time.
+    "CreateStopsOnGiveUp+HostChecksCreateFailed": (
+        [
+            ("agent_tty/lifecycle/create.py", "        pass\n    host.stop()", "        pass"),
+            ("agent_tty/host/main.py", "    if exists(paths.create_failed_marker):\n        host.initiate_shutdown(\"create-failed\")", "    if False:\n        pass"),
+        ],
+        "tests/integration/test_lifecycle.py::test_create_that_gives_up_stops_its_session",
+    ),
+    "ManifestWriteNeedsFolder": (
+        [
+            (
+                "agent_tty/storage/files.py",
+                '    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")\n',
+                '    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")\n    os.makedirs(path.parent, exist_ok=True)\n',
+            ),
+            (
+                "agent_tty/storage/files.py",
+                '    """An empty marker file, created without creating its folder."""\n',
+                '    """An empty marker file, created without creating its folder."""\n    os.makedirs(path.parent, exist_ok=True)\n',
+            ),
+        ],
+        "tests/integration/test_lifecycle.py::test_gc_and_destroy_race_on_removed_folder",
+    ),
+    "ProvesHostPid": (
+        [(
+            "plugins/linux_autogroup/__init__.py",
+            "    if stat.start_time != identity.get(\"startTime\"):\n        return HostVerdict.DEAD  # another process took the pid (R19)\n",
+            "",
+        )],
+        "tests/integration/test_never_kill_unrelated.py::test_reused_host_pid_is_never_killed_by_destroy_force",
+    ),
+    "HostWaitsForManifest": (
+        [("agent_tty/host/main.py", "        parent_alive = os.getppid() == create_pid", "        parent_alive = False")],
+        "tests/integration/test_lifecycle.py::test_host_waits_for_a_slow_create",
+    ),
+    "CreateRecordsHostPid": (
+        [("agent_tty/lifecycle/create.py", "        engine.write_manifest(paths, manifest.replace(host_pid=host.pid))", "        engine.write_manifest(paths, manifest)")],
+        "tests/integration/test_lifecycle.py::test_create_waits_for_a_slow_host_start_up_write",
+    ),
+}
+
+
+def run_test(node: str) -> int:
+    return subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", node], cwd=ROOT, capture_output=True).returncode
+
+
+def main(names: list[str]) -> int:
+    failures = 0
+    for guard in names or list(MUTATIONS):
+        edits, node = MUTATIONS[guard]
+        originals = {path: (ROOT / path).read_text() for path, _, _ in edits}
+        mutated = dict(originals)
+        stale = False
+        for path, guarded, without in edits:
+            if mutated[path].count(guarded) != 1:
+                stale = True
+                break
+            mutated[path] = mutated[path].replace(guarded, without)
+        if stale:
+            print(f"STALE     {guard}: its guard code is not (exactly once) where the table says")
+            failures += 1
+            continue
+        try:
+            for path, text in mutated.items():
+                (ROOT / path).write_text(text)
+            code = run_test(node)
+        finally:
+            for path, text in originals.items():
+                (ROOT / path).write_text(text)
+        verdict = "red (ok)" if code != 0 else "GREEN: the test cannot see this guard"
+        failures += code == 0
+        print(f"{guard:44} without the guard: {verdict}   [{node}]")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
