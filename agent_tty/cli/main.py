@@ -8,14 +8,17 @@ from __future__ import annotations
 
 import os
 import sys
-from typing import NamedTuple
-
 from agent_tty.cli.output import GLOBALS, emit_error
 
 
-class CommandInfo(NamedTuple):
-    module: str
-    summary: str
+class CommandInfo:
+    """A command's module and one-line summary (a plain class: no typing import at start-up)."""
+
+    __slots__ = ("module", "summary")
+
+    def __init__(self, module: str, summary: str) -> None:
+        self.module = module
+        self.summary = summary
 
 
 COMMANDS: dict[str, CommandInfo] = {

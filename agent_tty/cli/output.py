@@ -2,29 +2,28 @@
 
 from __future__ import annotations
 
-import json
 import sys
-from dataclasses import dataclass, field
-from typing import Any
 
-from agent_tty.protocol.errors import AgentTtyError
+# No typing or json import here: `version` must start in a few ms (docs/adr/0003).
 
 
-@dataclass
 class Globals:
     """Options every command takes, before or after its name (parsed by cli.main)."""
 
-    json: bool = False
-    home: str | None = None
-    command: str = ""
-    argv: list[str] = field(default_factory=list)
+    def __init__(self) -> None:
+        self.json = False
+        self.home: str | None = None
+        self.command = ""
+        self.argv: list[str] = []
 
 
 GLOBALS = Globals()
 
 
-def emit(result: dict[str, Any], human: str | None = None) -> None:
+def emit(result: dict[str, object], human: str | None = None) -> None:
     if GLOBALS.json:
+        import json
+
         document = {"ok": True, "command": GLOBALS.command, "result": result}
         sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
     elif human is not None:
@@ -32,8 +31,10 @@ def emit(result: dict[str, Any], human: str | None = None) -> None:
     sys.stdout.flush()
 
 
-def emit_error(err: AgentTtyError) -> int:
+def emit_error(err: "AgentTtyError") -> int:  # noqa: F821 (no import at start-up)
     if GLOBALS.json:
+        import json
+
         document = {
             "ok": False,
             "command": GLOBALS.command,
