@@ -45,9 +45,9 @@ class EventLog:
         line = json.dumps(obj, separators=(",", ":")).encode() + b"\n"
         os.write(self._fd, line)
 
-    def append(self, kind: str, **fields: Any) -> int:
+    def append(self, event_type: str, **fields: Any) -> int:
         self.seq += 1
-        record = {"seq": self.seq, "time": time.time(), "type": kind}
+        record = {"seq": self.seq, "time": time.time(), "type": event_type}
         record.update({_camel(k): v for k, v in fields.items() if v is not None})
         self._write(record)
         return self.seq

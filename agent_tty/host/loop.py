@@ -14,6 +14,7 @@ from typing import Any
 
 from agent_tty.host.eventlog import EventLog
 from agent_tty.host.signals import HostSignals
+from agent_tty.host.terminal import RUN_MARKER, LiveScreen, Wait, compile_wait, visible_hash
 from agent_tty.host.writer import ManifestWriter
 from agent_tty.platform.manager import Platform
 from agent_tty.platform.types import GroupRef, ProgramHandle
@@ -31,6 +32,10 @@ EXIT_GROUP_WAIT_S = 2.0
 """After a program exits on its own: time for the rest of its group to follow the hang-up."""
 POLL_S = 0.01
 READ_CHUNK = 65536
+WAIT_CHECK_S = 0.02
+"""How often waits are judged while output flows (judging reads the whole screen)."""
+IDLE_BUILD_S = 0.05
+"""With no event for this long, the host builds its screen model (see LiveScreen)."""
 
 ShutdownReason = str  # "destroy" | "sigterm" | "create-failed" | "idle"
 
@@ -68,6 +73,12 @@ class Host:
         self.buffers: dict[socket.socket, bytearray] = {}
         self.done = False
         self.last_activity = time.monotonic()
+        self.last_output = time.monotonic()
+        self.live = LiveScreen(writer.current.cols, writer.current.rows, self._write_program)
+        self.to_program = bytearray()
+        self.marker_tail = b""
+        self.waits: list[Wait] = []
+        self.wait_timer: int | None = None
 
     # ------------------------------------------------------------------ timers
 
@@ -101,22 +112,30 @@ class Host:
         self.selector.register(server, selectors.EVENT_READ, self._on_accept)
 
     def run(self) -> int:
-        self.selector.register(self.program.fd, selectors.EVENT_READ, self._on_output)
+        self.selector.register(self.program.fd, selectors.EVENT_READ, self._on_program_io)
         self.selector.register(self.signals.fd, selectors.EVENT_READ, self._on_signal)
         if self.idle_timeout_s:
             self.after(min(1.0, self.idle_timeout_s), self._check_idle)
         self._check_signals()
         while not self.done:
             timeout = max(0.0, self.timers[0][0] - time.monotonic()) if self.timers else None
-            for key, _mask in self.selector.select(timeout):
-                key.data(key.fileobj)
+            if not self.live.built:
+                timeout = IDLE_BUILD_S if timeout is None else min(timeout, IDLE_BUILD_S)
+            events = self.selector.select(timeout)
+            for key, mask in events:
+                key.data(key.fileobj, mask)
                 if self.done:
                     break
+            if not events and not self.live.built and not self.done:
+                self.live.screen()
             self._run_timers()
         self._close()
         return 0
 
     def _close(self) -> None:
+        for wait in self.waits:
+            self._finish_wait(wait, {"matched": False, "ended": True, **self._end_fields()})
+        self.waits.clear()
         for waiter in self.waiters:
             self._reply(waiter, {"status": self.writer.current.status.value, **self._end_fields()})
             waiter.close()
@@ -138,15 +157,32 @@ class Host:
 
     # ------------------------------------------------------------------ I/O
 
-    def _on_output(self, _fd: object) -> None:
+    def _on_program_io(self, _fd: object, mask: int) -> None:
+        if mask & selectors.EVENT_WRITE:
+            self._flush_program()
+        if mask & selectors.EVENT_READ:
+            self._on_output()
+
+    def _on_output(self) -> None:
         data = self.program.read(READ_CHUNK)
         if data is None:
             self.selector.unregister(self.program.fd)
             self._check_exit()
             return
         if data:
-            self.events.output(data)
-            self.last_activity = time.monotonic()
+            self._record_output(data)
+
+    def _record_output(self, data: bytes) -> None:
+        self.events.output(data)
+        self.live.feed(data)
+        self.last_activity = self.last_output = time.monotonic()
+        window = self.marker_tail + data
+        for match in RUN_MARKER.finditer(window):
+            if match.end() > len(self.marker_tail):
+                self._run_completed(match.group(1).decode(), int(match.group(2)))
+        self.marker_tail = window[-64:]
+        if self.waits and self.wait_timer is None:
+            self.wait_timer = self.after(WAIT_CHECK_S, self._check_waits)
 
     def _drain_output(self) -> None:
         while True:
@@ -156,9 +192,91 @@ class Host:
                 return
             if not data:
                 return
-            self.events.output(data)
+            self._record_output(data)
 
-    def _on_signal(self, _fd: object) -> None:
+    # ------------------------------------------------------------------ input
+
+    def _write_program(self, data: bytes) -> None:
+        """Input and terminal replies, in order; what the PTY cannot take now waits for EVENT_WRITE."""
+        if self.exit is not None:
+            return
+        self.to_program.extend(data)
+        self._flush_program()
+
+    def _flush_program(self) -> None:
+        while self.to_program:
+            try:
+                written = self.program.write(bytes(self.to_program[:65536]))
+            except OSError:
+                self.to_program.clear()
+                break
+            if written <= 0:
+                break
+            del self.to_program[:written]
+        mask = selectors.EVENT_READ | (selectors.EVENT_WRITE if self.to_program else 0)
+        try:
+            self.selector.modify(self.program.fd, mask, self._on_program_io)
+        except (KeyError, ValueError):
+            pass
+
+    def _input(self, data: bytes, kind: str) -> int:
+        self._require_commandable()
+        seq = self.events.append("input", data=data.decode("utf-8", "surrogateescape"), kind=kind)
+        self.last_activity = time.monotonic()
+        self._write_program(data)
+        self.live.remember(seq)
+        return seq
+
+    # ------------------------------------------------------------------ waits
+
+    def _check_waits(self) -> None:
+        self.wait_timer = None
+        if not self.waits:
+            return
+        now = time.monotonic()
+        text: str | None = None
+        for wait in list(self.waits):
+            if wait.kind in ("text", "regex"):
+                text = self.live.search_text() if text is None else text
+                if wait.matches(text) > wait.baseline_count:
+                    self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
+                    continue
+            elif wait.kind == "stable":
+                current = visible_hash(self.live)
+                if current != wait.last_hash:
+                    wait.last_hash, wait.last_change = current, now
+                elif now - wait.last_change >= wait.quiet_s:
+                    self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq, "screenHash": current})
+                    continue
+            elif wait.kind == "idle":
+                quiet_since = max(self.last_output, wait.started)
+                if now - quiet_since >= wait.quiet_s:
+                    self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
+                    continue
+            if wait.deadline is not None and now >= wait.deadline:
+                self._finish_wait(wait, {"matched": False, "timedOut": True, "seq": self.events.seq})
+        if self.waits:
+            self.wait_timer = self.after(WAIT_CHECK_S, self._check_waits)
+
+    def _finish_wait(self, wait: Wait, result: dict[str, Any]) -> None:
+        if wait in self.waits:
+            self.waits.remove(wait)
+        if wait.kind == "run":
+            result = {**result, "seq": wait.seq}
+        self._reply(wait.conn, result)
+        wait.conn.close()
+
+    def _run_completed(self, token: str, status: int) -> None:
+        for wait in list(self.waits):
+            if wait.kind == "run" and wait.token == token:
+                self._finish_wait(wait, {"completed": True, "timedOut": False, "exitStatus": status, "markerSeq": self.events.seq})
+
+    def _add_wait(self, wait: Wait) -> None:
+        self.waits.append(wait)
+        if self.wait_timer is None:
+            self.wait_timer = self.after(0, self._check_waits)
+
+    def _on_signal(self, _fd: object, _mask: int) -> None:
         self.signals.drain()
         self._check_signals()
 
@@ -180,7 +298,19 @@ class Host:
         self.exit = ended
         self._drain_output()
         self.events.append("exit", exit_code=ended.exit_code, exit_signal=ended.exit_signal)
+        self._settle_waits_at_exit()
         self._on_program_exit()
+
+    def _settle_waits_at_exit(self) -> None:
+        """The screen can change no more: judge every wait once, then end the rest."""
+        if self.waits:
+            self._check_waits()
+        ended = {"exitCode": self.exit.exit_code if self.exit else None, "exitSignal": self.exit.exit_signal if self.exit else None}
+        for wait in list(self.waits):
+            if wait.kind == "exit":
+                self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq, **ended})
+            else:
+                self._finish_wait(wait, {"matched": False, "ended": True, "timedOut": False, "seq": self.events.seq, **ended})
 
     def _exit_fields(self) -> dict[str, Any]:
         assert self.exit is not None
@@ -280,7 +410,7 @@ class Host:
 
     # ------------------------------------------------------------------ RPC
 
-    def _on_accept(self, server: object) -> None:
+    def _on_accept(self, server: object, _mask: int) -> None:
         assert self.server is not None
         try:
             conn, _ = self.server.accept()
@@ -298,7 +428,7 @@ class Host:
         self.buffers.pop(conn, None)
         conn.close()
 
-    def _on_request_data(self, conn: socket.socket) -> None:  # type: ignore[override]
+    def _on_request_data(self, conn: socket.socket, _mask: int) -> None:
         try:
             chunk = conn.recv(65536)
         except BlockingIOError:
@@ -323,6 +453,13 @@ class Host:
             result = self._dispatch(rpc.decode(line), conn)
         except AgentTtyError as err:
             self._reply_error(conn, err)
+            conn.close()
+            return
+        except Exception as err:  # a bug in one request must not end the session
+            from agent_tty.host.main import log_crash
+
+            log_crash(self.paths)
+            self._reply_error(conn, AgentTtyError(ErrorCode.INTERNAL_ERROR, f"host error: {type(err).__name__}: {err}"))
             conn.close()
             return
         if result is not None:
@@ -370,6 +507,7 @@ class Host:
                 raise AgentTtyError(ErrorCode.INVALID_INPUT, f"invalid size {cols}x{rows}")
             self.program.resize(cols, rows)
             seq = self.events.append("resize", cols=cols, rows=rows)
+            self.live.resize(cols, rows)
             self._write(cols=cols, rows=rows)
             return {"cols": cols, "rows": rows, "seq": seq}
         if op == "signal":
@@ -385,4 +523,62 @@ class Host:
             self.waiters.append(conn)
             self.initiate_shutdown("destroy")
             return None
+        if op == "input":
+            data = str(request.get("data", "")).encode("utf-8", "surrogateescape")
+            kind = request.get("kind") if request.get("kind") in ("type", "paste") else "type"
+            if kind == "paste":
+                self._require_commandable()
+                if self.live.screen().bracketed_paste():
+                    data = b"\x1b[200~" + data + b"\x1b[201~"
+            return {"seq": self._input(data, kind), "bytes": len(data)}
+        if op == "keys":
+            from agent_tty.terminal.keys import encode_key
+
+            self._require_commandable()
+            names = request.get("keys")
+            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+                raise AgentTtyError(ErrorCode.INVALID_INPUT, "keys must be a list of key names")
+            app_cursor = self.live.screen().app_cursor()
+            data = b"".join(encode_key(name, app_cursor) for name in names)
+            return {"seq": self._input(data, "keys"), "keys": names}
+        if op == "run":
+            import secrets
+
+            self._require_commandable()
+            command = str(request.get("command", "")).rstrip()
+            token = secrets.token_hex(6)
+            joiner = " " if command.endswith("&") else "; "
+            marker = f"printf '\\033]7770;%s;%s\\007' {token} $?"
+            seq = self._input((command + joiner + marker + "\r").encode("utf-8", "surrogateescape"), "run")
+            if not request.get("wait", True):
+                return {"seq": seq, "completed": False, "timedOut": False}
+            timeout_ms = request.get("timeoutMs")
+            deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
+            self._add_wait(Wait(conn, "run", deadline, token=token, seq=seq))
+            return None
+        if op == "wait":
+            kind, pattern, quiet_s = compile_wait(request)
+            timeout_ms = request.get("timeoutMs")
+            deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
+            wait = Wait(conn, kind, deadline, pattern=pattern, quiet_s=quiet_s)
+            if pattern is not None:
+                wait.baseline_count = wait.matches(self.live.baseline(request.get("afterSeq")))
+            if kind == "exit" and self.exit is not None:
+                return {"matched": True, "timedOut": False, "seq": self.events.seq}
+            self._add_wait(wait)
+            return None
+        if op == "snapshot":
+            from agent_tty.terminal.screen import snapshot
+
+            return snapshot(
+                self.live.screen(),
+                self.events.seq,
+                structured=bool(request.get("structured")),
+                scrollback=bool(request.get("scrollback")),
+            )
+        if op == "mark":
+            label = str(request.get("label", ""))
+            seq = self.events.append("marker", label=label)
+            self.live.remember(seq)
+            return {"seq": seq, "label": label}
         raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, f"unknown RPC op {op!r}")

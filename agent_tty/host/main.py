@@ -70,6 +70,21 @@ def main(argv: list[str]) -> int:
         return _start(paths, manifest, signals, home)
     except FolderGone:
         return 1
+    except Exception:
+        log_crash(paths)
+        raise
+
+
+def log_crash(paths: SessionPaths) -> None:
+    """The host has no terminal: its traceback goes to host.log in the session folder."""
+    import traceback
+
+    try:
+        fd = os.open(paths.folder / "host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return
+    with os.fdopen(fd, "a") as log:
+        traceback.print_exc(file=log)
 
 
 def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: Path) -> int:

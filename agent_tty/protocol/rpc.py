@@ -14,7 +14,7 @@ from typing import Any
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 MAX_MESSAGE = 1 << 20
-OPS = ("ping", "inspect", "resize", "signal", "destroy")
+OPS = ("ping", "inspect", "resize", "signal", "destroy", "input", "keys", "run", "wait", "snapshot", "mark")
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -31,9 +31,12 @@ def decode(line: bytes) -> dict[str, Any]:
     return message
 
 
-def call(socket_path: str, request: dict[str, Any], timeout: float = 5.0, session_id: str | None = None) -> dict[str, Any]:
-    """Send one request and return the reply's result; host errors are raised as AgentTtyError."""
-    deadline = time.monotonic() + timeout
+def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0, session_id: str | None = None) -> dict[str, Any]:
+    """Send one request and return the reply's result; host errors are raised as AgentTtyError.
+
+    `timeout` None waits for the answer as long as it takes (a wait without a time-out).
+    """
+    deadline = time.monotonic() + timeout if timeout is not None else None
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(timeout)
@@ -53,7 +56,7 @@ def call(socket_path: str, request: dict[str, Any], timeout: float = 5.0, sessio
         chunks: list[bytes] = []
         size = 0
         while True:
-            sock.settimeout(max(0.001, deadline - time.monotonic()))
+            sock.settimeout(None if deadline is None else max(0.001, deadline - time.monotonic()))
             chunk = sock.recv(65536)
             if not chunk:
                 break

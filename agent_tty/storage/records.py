@@ -89,6 +89,8 @@ class Event(Record):
     exit_signal: int | None = None
     argv: tuple[str, ...] | None = None
     label: str | None = None
+    kind: str | None = None
+    """For input: type, paste, keys or run."""
 
 
 EVENT_LOG_VERSION = 1

@@ -7,24 +7,32 @@ from typing import Any
 from agent_tty.cli.output import GLOBALS
 
 
-def call_live(session_id: str, request: dict[str, Any], timeout: float = 5.0) -> dict[str, Any]:
+def _open(session_id: str):  # type: ignore[no-untyped-def]
     from agent_tty.lifecycle.engine import engine_for
+
+    engine = engine_for(GLOBALS.home)
+    paths = engine.home.session(session_id)
+    return engine, paths, engine.read_manifest(paths)
+
+
+def _not_running(session_id: str, status: str):  # type: ignore[no-untyped-def]
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+    return AgentTtyError(
+        ErrorCode.SESSION_NOT_RUNNING, f"session {session_id} is {status}", sessionId=session_id, status=status
+    )
+
+
+def call_live(session_id: str, request: dict[str, Any], timeout: float | None = 5.0) -> dict[str, Any]:
+    """An RPC to a commandable session's host; exit 4 when the session is not commandable."""
     from agent_tty.lifecycle.reconcile import reconcile
     from agent_tty.protocol import rpc
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
     from agent_tty.protocol.status import policy
 
-    engine = engine_for(GLOBALS.home)
-    paths = engine.home.session(session_id)
-    manifest = engine.read_manifest(paths)
-
-    def not_running(status: str) -> AgentTtyError:
-        return AgentTtyError(
-            ErrorCode.SESSION_NOT_RUNNING, f"session {session_id} is {status}", sessionId=session_id, status=status
-        )
-
+    engine, paths, manifest = _open(session_id)
     if not policy(manifest.status).commandable:
-        raise not_running(manifest.status.value)
+        raise _not_running(session_id, manifest.status.value)
     try:
         return rpc.call(manifest.socket_path, request, timeout=timeout, session_id=session_id)
     except AgentTtyError as err:
@@ -32,5 +40,47 @@ def call_live(session_id: str, request: dict[str, Any], timeout: float = 5.0) ->
             raise
         after = reconcile(engine, paths, engine.read_manifest(paths)).manifest
         if not policy(after.status).commandable:
-            raise not_running(after.status.value) from None
+            raise _not_running(session_id, after.status.value) from None
         raise
+
+
+def call_live_or_none(session_id: str, request: dict[str, Any], timeout: float | None = 5.0):  # type: ignore[no-untyped-def]
+    """The host's answer while it serves; None (with the session's folder) once the session
+    ended, so the caller answers from the event log instead."""
+    from agent_tty.lifecycle.reconcile import reconcile
+    from agent_tty.protocol import rpc
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+    from agent_tty.protocol.status import is_terminal
+
+    engine, paths, manifest = _open(session_id)
+    if not is_terminal(manifest.status):
+        try:
+            return rpc.call(manifest.socket_path, request, timeout=timeout, session_id=session_id), paths
+        except AgentTtyError as err:
+            if err.code is not ErrorCode.HOST_UNREACHABLE:
+                raise
+            after = reconcile(engine, paths, engine.read_manifest(paths)).manifest
+            if not is_terminal(after.status):
+                raise
+    return None, paths
+
+
+def parse_timeout_ms(value: str | None, default_ms: int | None) -> int | None:
+    """`--timeout`: milliseconds (`5000`) or a duration (`5s`); 0 means no time-out."""
+    from agent_tty.protocol.errors import invalid
+    from agent_tty.protocol.values import parse_duration
+
+    if value is None:
+        return default_ms
+    text = value.strip()
+    if text.lstrip("-").isdigit():
+        ms = int(text)
+    else:
+        ms = int(parse_duration(text, "--timeout") * 1000)
+    if ms < 0:
+        raise invalid(f"invalid --timeout {value!r}: it must not be negative", value=value)
+    return ms or None
+
+
+def rpc_timeout(timeout_ms: int | None) -> float | None:
+    return None if timeout_ms is None else timeout_ms / 1000 + 5.0

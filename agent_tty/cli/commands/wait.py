@@ -1,0 +1,94 @@
+"""agent-tty wait ID (--text S | --regex R | --screen-stable-ms MS | --idle-ms MS | --exit)."""
+
+from __future__ import annotations
+
+from typing import Any, Optional
+
+import typer
+
+from agent_tty.cli.output import emit
+
+
+def command(
+    session_id: str = typer.Argument(..., metavar="ID"),
+    text: Optional[str] = typer.Option(None, "--text", help="Until this text is on the screen (or in scrollback)."),
+    regex: Optional[str] = typer.Option(None, "--regex", help="Until this regular expression matches."),
+    screen_stable_ms: Optional[int] = typer.Option(None, "--screen-stable-ms", help="Until the screen did not change for MS."),
+    idle_ms: Optional[int] = typer.Option(None, "--idle-ms", help="Until the program printed nothing for MS."),
+    exit_: bool = typer.Option(False, "--exit", help="Until the program exited."),
+    after_seq: Optional[int] = typer.Option(None, "--after-seq", help="Count only what appeared after event seq N (a baseline)."),
+    timeout: Optional[str] = typer.Option(None, "--timeout", help="Milliseconds or a duration; 0 (the default) waits forever."),
+) -> int:
+    import re
+
+    from agent_tty.cli.commands.live import call_live_or_none, parse_timeout_ms, rpc_timeout
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
+
+    chosen = [n for n, v in (("--text", text), ("--regex", regex), ("--screen-stable-ms", screen_stable_ms), ("--idle-ms", idle_ms)) if v is not None]
+    if exit_:
+        chosen.append("--exit")
+    if len(chosen) != 1:
+        raise invalid("give exactly one of --text, --regex, --screen-stable-ms, --idle-ms, --exit")
+    if regex is not None:
+        try:
+            re.compile(regex)
+        except re.error as err:
+            raise invalid(f"invalid --regex {regex!r}: {err}", value=regex) from None
+    for name, value in (("--screen-stable-ms", screen_stable_ms), ("--idle-ms", idle_ms), ("--after-seq", after_seq)):
+        if value is not None and value < 0:
+            raise invalid(f"invalid {name} {value}: it must not be negative", value=value)
+    timeout_ms = parse_timeout_ms(timeout, None)
+    request: dict[str, Any] = {
+        "op": "wait",
+        "text": text,
+        "regex": regex,
+        "stableMs": screen_stable_ms,
+        "idleMs": idle_ms,
+        "exit": exit_,
+        "afterSeq": after_seq,
+        "timeoutMs": timeout_ms,
+    }
+    live, paths = call_live_or_none(session_id, request, timeout=rpc_timeout(timeout_ms))
+    result = live if live is not None else _wait_offline(paths, request)
+    result = {"sessionId": session_id, **result}
+    if result.get("matched"):
+        emit(result, f"matched at seq {result.get('seq')}")
+        return 0
+    if result.get("timedOut"):
+        emit(result, "timed out")
+        return 11
+    raise AgentTtyError(
+        ErrorCode.SESSION_NOT_RUNNING,
+        f"session {session_id} ended before the wait matched",
+        sessionId=session_id,
+        exitCode=result.get("exitCode"),
+        exitSignal=result.get("exitSignal"),
+    )
+
+
+def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """An ended session's screen can no longer change: judge its last screen once."""
+    from agent_tty.host.terminal import compile_wait
+    from agent_tty.terminal.replay import read_log
+    from agent_tty.terminal.screen import open_screen
+    from agent_tty.terminal.replay import output_bytes
+
+    kind, pattern, _quiet = compile_wait(request)
+    header, events = read_log(paths.events)
+    last = events[-1].seq if events else 0
+    ended = next(({"exitCode": e.exit_code, "exitSignal": e.exit_signal} for e in reversed(events) if e.type == "exit"), {})
+    if kind != "text" and kind != "regex":
+        return {"matched": True, "timedOut": False, "seq": last, **ended}
+    assert pattern is not None
+    screen = open_screen(header.cols, header.rows, None)
+    baseline_count = 0
+    after = request.get("afterSeq")
+    for event in events:
+        if event.type == "output":
+            screen.feed(output_bytes(event))
+        elif event.type == "resize" and event.cols and event.rows:
+            screen.resize(event.cols, event.rows)
+        if after is not None and event.seq == after:
+            baseline_count = len(pattern.findall("\n".join([*screen.scrollback(), *screen.lines()])))
+    count = len(pattern.findall("\n".join([*screen.scrollback(), *screen.lines()])))
+    return {"matched": count > baseline_count, "ended": True, "timedOut": False, "seq": last, **ended}

@@ -1,0 +1,117 @@
+"""The host's live screen and the waits that watch it."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from typing import Any
+
+from agent_tty.terminal.screen import Reply, Screen, open_screen, screen_hash
+
+PENDING_LIMIT = 4 << 20
+"""Output kept before the screen exists; past this the screen is built at once."""
+BASELINES_KEPT = 16
+RUN_MARKER = re.compile(rb"\x1b\]7770;([0-9a-f]{12});(\d{1,3})\x07")
+"""The hidden completion marker of `run`: an OSC no terminal draws, printed after the command."""
+
+
+class LiveScreen:
+    """Built lazily (importing pyghostty costs ~155 ms, which create must not wait for): at
+    the first idle moment of the loop, or when a command needs it."""
+
+    def __init__(self, cols: int, rows: int, reply: Reply) -> None:
+        self.cols, self.rows = cols, rows
+        self._reply = reply
+        self._screen: Screen | None = None
+        self._pending: list[bytes] = []
+        self._pending_bytes = 0
+        self.baselines: OrderedDict[int, str] = OrderedDict()
+
+    @property
+    def built(self) -> bool:
+        return self._screen is not None
+
+    def screen(self) -> Screen:
+        if self._screen is None:
+            screen = open_screen(self.cols, self.rows, self._reply)
+            for chunk in self._pending:
+                screen.feed(chunk)
+            self._pending.clear()
+            self._screen = screen
+        return self._screen
+
+    def feed(self, data: bytes) -> None:
+        if self._screen is not None:
+            self._screen.feed(data)
+            return
+        self._pending.append(data)
+        self._pending_bytes += len(data)
+        if self._pending_bytes > PENDING_LIMIT:
+            self.screen()
+
+    def resize(self, cols: int, rows: int) -> None:
+        self.cols, self.rows = cols, rows
+        if self._screen is not None:
+            self._screen.resize(cols, rows)
+        else:
+            # Later output was drawn at the new size: build now so the order is kept.
+            self.screen().resize(cols, rows)
+
+    def search_text(self) -> str:
+        screen = self.screen()
+        return "\n".join([*screen.scrollback(), *screen.lines()])
+
+    def remember(self, seq: int) -> None:
+        """The screen as it was at an input or mark: the baseline of a later wait."""
+        self.baselines[seq] = self.search_text()
+        while len(self.baselines) > BASELINES_KEPT:
+            self.baselines.popitem(last=False)
+
+    def baseline(self, after_seq: int | None) -> str:
+        if after_seq is None:
+            return ""
+        chosen = ""
+        for seq, text in self.baselines.items():
+            if seq <= after_seq:
+                chosen = text
+        return chosen
+
+
+@dataclass
+class Wait:
+    """One `wait` (or `run`) a client holds the connection for."""
+
+    conn: Any
+    kind: str  # text | regex | stable | idle | exit | run
+    deadline: float | None
+    pattern: re.Pattern[str] | None = None
+    baseline_count: int = 0
+    quiet_s: float = 0.0
+    token: str | None = None
+    seq: int | None = None
+    started: float = field(default_factory=time.monotonic)
+    last_hash: str | None = None
+    last_change: float = field(default_factory=time.monotonic)
+
+    def matches(self, text: str) -> int:
+        assert self.pattern is not None
+        return sum(1 for _ in self.pattern.finditer(text))
+
+
+def compile_wait(request: dict[str, Any]) -> tuple[str, re.Pattern[str] | None, float]:
+    """Which condition a wait request names; validated by the CLI before it gets here."""
+    if request.get("text") is not None:
+        return "text", re.compile(re.escape(str(request["text"]))), 0.0
+    if request.get("regex") is not None:
+        return "regex", re.compile(str(request["regex"]), re.MULTILINE), 0.0
+    if request.get("stableMs") is not None:
+        return "stable", None, float(request["stableMs"]) / 1000
+    if request.get("idleMs") is not None:
+        return "idle", None, float(request["idleMs"]) / 1000
+    return "exit", None, 0.0
+
+
+def visible_hash(live: LiveScreen) -> str:
+    return screen_hash(live.screen().lines())

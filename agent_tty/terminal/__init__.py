@@ -1,0 +1,1 @@
+"""The screen model (pyghostty where it installs, pyte elsewhere), keys, snapshots and exports."""

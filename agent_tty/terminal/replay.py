@@ -1,0 +1,52 @@
+"""Rebuild a session's screen from its event log, for sessions whose host has ended."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+from agent_tty.storage.records import Event, EventLogHeader
+from agent_tty.storage.schema import RecordError
+from agent_tty.terminal.screen import Screen, open_screen
+
+
+def read_log(path: Path) -> tuple[EventLogHeader, list[Event]]:
+    """The header and the events. A last line cut short (a host killed mid-write) is dropped;
+    any other bad line is REPLAY_FAILED naming the line."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise AgentTtyError(ErrorCode.REPLAY_FAILED, f"no event log at {path}", path=str(path)) from None
+    except OSError as err:
+        raise AgentTtyError(ErrorCode.REPLAY_FAILED, f"cannot read {path}: {err.strerror}", path=str(path)) from None
+    lines = raw.split(b"\n")
+    complete = raw.endswith(b"\n")
+    if not complete:
+        lines = lines[:-1]  # the partial last line
+    lines = [line for line in lines if line.strip()]
+    if not lines:
+        raise AgentTtyError(ErrorCode.REPLAY_FAILED, f"{path} holds no header", path=str(path))
+    try:
+        header = EventLogHeader.from_json(lines[0], f"{path}:1")
+        events = [Event.from_json(line, f"{path}:{number}") for number, line in enumerate(lines[1:], start=2)]
+    except RecordError as err:
+        raise AgentTtyError(ErrorCode.REPLAY_FAILED, str(err), path=str(path)) from None
+    return header, events
+
+
+def output_bytes(event: Event) -> bytes:
+    return (event.data or "").encode("utf-8", "surrogateescape")
+
+
+def replay(path: Path, backend: str | None = None) -> tuple[Screen, int, list[Event]]:
+    """Feed every output and resize, in order, to a fresh screen that answers no query."""
+    header, events = read_log(path)
+    screen = open_screen(header.cols, header.rows, None, backend)
+    last = 0
+    for event in events:
+        if event.type == "output":
+            screen.feed(output_bytes(event))
+        elif event.type == "resize" and event.cols and event.rows:
+            screen.resize(event.cols, event.rows)
+        last = event.seq
+    return screen, last, events

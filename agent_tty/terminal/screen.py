@@ -1,0 +1,99 @@
+"""One small screen interface with two backends, and the snapshot every command returns."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable
+from typing import Any, Protocol
+
+SCROLLBACK_LINES = 10_000
+DEFAULT_FG = (229, 229, 229)
+DEFAULT_BG = (0, 0, 0)
+BACKEND_ENV = "AGENT_TTY_SCREEN"
+"""Force a backend: `ghostty` or `pyte` (tests run both)."""
+
+Reply = Callable[[bytes], None]
+
+
+class Screen(Protocol):
+    backend: str
+
+    def feed(self, data: bytes) -> None: ...
+
+    def resize(self, cols: int, rows: int) -> None: ...
+
+    @property
+    def size(self) -> tuple[int, int]: ...
+
+    def lines(self) -> list[str]:
+        """The visible rows, right-trimmed; always `rows` entries."""
+
+    def scrollback(self) -> list[str]:
+        """Rows that scrolled off the top of the primary screen, oldest first."""
+
+    def cursor(self) -> tuple[int, int, bool]: ...
+
+    def alternate(self) -> bool: ...
+
+    def title(self) -> str: ...
+
+    def app_cursor(self) -> bool:
+        """DECCKM: arrows send ESC O A instead of ESC [ A."""
+
+    def bracketed_paste(self) -> bool: ...
+
+    def cells(self) -> list[list[dict[str, Any]]]:
+        """Per visible cell: char, fg, bg (None, a palette index, or '#rrggbb'), and attributes."""
+
+
+def backend_name() -> str:
+    forced = os.environ.get(BACKEND_ENV)
+    if forced in ("ghostty", "pyte"):
+        return forced
+    try:
+        import importlib.util
+
+        return "ghostty" if importlib.util.find_spec("pyghostty") is not None else "pyte"
+    except (ImportError, ValueError):
+        return "pyte"
+
+
+def open_screen(cols: int, rows: int, on_reply: Reply | None = None, backend: str | None = None) -> Screen:
+    """A screen of `cols` x `rows`. `on_reply` receives the answers to terminal queries
+    (cursor position, device attributes, colours); an offline replay passes None."""
+    name = backend or backend_name()
+    if name == "ghostty":
+        from agent_tty.terminal.ghostty_screen import GhosttyScreen
+
+        return GhosttyScreen(cols, rows, on_reply)
+    from agent_tty.terminal.pyte_screen import PyteScreen
+
+    return PyteScreen(cols, rows, on_reply)
+
+
+def screen_hash(lines: list[str]) -> str:
+    return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def snapshot(screen: Screen, seq: int, *, structured: bool = False, scrollback: bool = False) -> dict[str, Any]:
+    cols, rows = screen.size
+    lines = screen.lines()
+    x, y, visible = screen.cursor()
+    result: dict[str, Any] = {
+        "cols": cols,
+        "rows": rows,
+        "lines": lines,
+        "text": "\n".join(lines).rstrip("\n"),
+        "cursor": {"x": x, "y": y, "visible": visible},
+        "alternateScreen": screen.alternate(),
+        "title": screen.title(),
+        "screenHash": screen_hash(lines),
+        "seq": seq,
+        "backend": screen.backend,
+    }
+    if scrollback:
+        result["scrollback"] = screen.scrollback()
+    if structured:
+        result["cells"] = screen.cells()
+    return result
