@@ -34,11 +34,13 @@ def command(
         if not sep or not key:
             raise invalid(f"invalid --env {item!r}: expected KEY=VALUE", value=item)
         extra[key] = value
-    directory = None
-    if cwd is not None:
-        directory = os.path.abspath(cwd)
-        if not os.path.isdir(directory):
-            raise invalid(f"--cwd {cwd!r} is not a directory", value=cwd)
+    # Like a shell: the program starts in the caller's directory, and a relative program path
+    # means the caller's (the host itself runs in /).
+    directory = os.path.abspath(cwd) if cwd is not None else os.getcwd()
+    if not os.path.isdir(directory):
+        raise invalid(f"--cwd {cwd!r} is not a directory", value=cwd)
+    if "/" in program[0] and not os.path.isabs(program[0]):
+        program = [os.path.join(directory, program[0]), *program[1:]]
     idle_ms = None
     if idle_timeout is not None:
         idle_ms = int(parse_duration(idle_timeout, "--idle-timeout") * 1000)
