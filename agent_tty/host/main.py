@@ -66,12 +66,12 @@ def main(argv: list[str]) -> int:
     manifest = wait_for_manifest(paths, create_pid, signals)
     if manifest is None or manifest.mechanism is None:
         return 0
+    host_pid = os.getpid()
     try:
         return _start(paths, manifest, signals, home)
-    except FolderGone:
-        return 1
-    except Exception:
-        log_crash(paths)
+    except BaseException:
+        if os.getpid() != host_pid:
+            os._exit(127)  # a forked child unwinding before exec: it must not act as the host
         raise
 
 
@@ -118,6 +118,8 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     try:
         program = platform.spawn(request)
     except (OSError, AgentTtyError) as err:
+        if os.getpid() != manifest.host_pid:
+            os._exit(127)
         message = getattr(err, "message", None) or f"{err.strerror or err}: {manifest.argv[0]}"
         writer.write(
             status=Status.FAILED,
@@ -149,7 +151,14 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     if exists(paths.create_failed_marker):
         host.initiate_shutdown("create-failed")
     host.listen(manifest.socket_path)
-    return host.run()
+    try:
+        return host.run()
+    except FolderGone:
+        return 1
+    except Exception:
+        log_crash(paths)
+        host.abandon()
+        raise
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,7 +17,8 @@ from agent_tty.storage.files import write_marker, write_record
 from agent_tty.storage.home import SessionPaths, ensure_socket_dir, new_session_id, socket_path_for
 from agent_tty.storage.records import HostRecord, Manifest
 
-READY_TIMEOUT_S = float(os.environ.get("AGENT_TTY_CREATE_TIMEOUT_S", "5"))
+READY_TIMEOUT_S = 5.0
+TIMEOUT_ENV = "AGENT_TTY_CREATE_TIMEOUT_S"
 _HOST_ENV_DROPPED = ("AGENT_TTY_DESTROY_RERUN",)
 
 
@@ -83,6 +84,7 @@ def _launch_host(paths: SessionPaths, home: str) -> HostLaunch:
 
 
 def create(engine: Engine, request: CreateRequest) -> Manifest:
+    limit = ready_timeout()
     platform = engine.platform
     chosen = platform.choose()
     ensure_socket_dir()
@@ -107,22 +109,24 @@ def create(engine: Engine, request: CreateRequest) -> Manifest:
     )
     # CreateRecordsHostPid: launch first, so the first manifest already names the host.
     host = _launch_host(paths, str(engine.home.root))
+    named = False
     try:
         # CreateRecordsHost: a CLI in another pid space reads the host through host.json.
         identity = platform.capture_host(chosen.name, host.pid)
         if identity is not None:
             write_record(paths.host, HostRecord(version=1, mechanism=chosen.name, pid=host.pid, identity=identity))
         engine.write_manifest(paths, manifest.replace(host_pid=host.pid))
-        return _wait_ready(engine, paths, host)
+        named = True
+        return _wait_ready(engine, paths, host, limit)
     except AgentTtyError as err:
-        _give_up(paths, host)
+        _give_up(paths, host, named)
         raise err.with_details(sessionId=paths.session_id) from None
     except BaseException:
-        _give_up(paths, host)
+        _give_up(paths, host, named)
         raise
 
 
-def _give_up(paths: SessionPaths, host: HostLaunch) -> None:
+def _give_up(paths: SessionPaths, host: HostLaunch, named: bool) -> None:
     """CreateStopsOnGiveUp + HostChecksCreateFailed: the marker first, then SIGTERM through
     the launch handle; the host stops its program and records destroyed."""
     try:
@@ -130,10 +134,33 @@ def _give_up(paths: SessionPaths, host: HostLaunch) -> None:
     except AgentTtyError:
         pass
     host.stop()
+    if not named:
+        # No manifest ever named this host, so it never spawned anything and nothing else
+        # reads this folder: once the host has ended, remove it (gc skips manifest-less ones).
+        try:
+            host.process.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            return
+        import shutil
+
+        shutil.rmtree(paths.folder, ignore_errors=True)
 
 
-def _wait_ready(engine: Engine, paths: SessionPaths, host: HostLaunch) -> Manifest:
-    deadline = time.monotonic() + READY_TIMEOUT_S
+def ready_timeout() -> float:
+    raw = os.environ.get(TIMEOUT_ENV)
+    if raw is None:
+        return READY_TIMEOUT_S
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 3600:
+        raise AgentTtyError(ErrorCode.INVALID_INPUT, f"invalid {TIMEOUT_ENV}={raw!r}: seconds between 0 and 3600")
+    return value
+
+
+def _wait_ready(engine: Engine, paths: SessionPaths, host: HostLaunch, limit: float) -> Manifest:
+    deadline = time.monotonic() + limit
     delay = 0.002
     socket_path = socket_path_for(paths.session_id)
     while True:
@@ -153,7 +180,7 @@ def _wait_ready(engine: Engine, paths: SessionPaths, host: HostLaunch) -> Manife
             raise AgentTtyError(ErrorCode.HOST_UNREACHABLE, "the session host ended before it served the session")
         if time.monotonic() >= deadline:
             raise AgentTtyError(
-                ErrorCode.HOST_UNREACHABLE, f"the session host did not answer within {READY_TIMEOUT_S:g} s"
+                ErrorCode.HOST_UNREACHABLE, f"the session host did not answer within {limit:g} s"
             )
         time.sleep(delay)
         delay = min(delay * 1.5, 0.02)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from agent_tty.lifecycle.engine import GROUP_WAIT_S, POLL_S, Engine, host_timeout
+from agent_tty.lifecycle.engine import GROUP_WAIT_S, POLL_S, Engine, host_timeout, unprovable_error
 from agent_tty.lifecycle.reconcile import reconcile
 from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
@@ -58,6 +58,11 @@ def _plain(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
             return after.manifest
         if is_terminal(after.manifest.status):
             return stop_leftovers_then_record_destroyed(engine, paths, after.manifest)
+        if after.host == "dead":
+            # The host is gone but its program's group did not end in time (or cannot be proven).
+            if engine.unprovable(paths, after.manifest, engine.group(paths)):
+                raise unprovable_error(paths, after.manifest) from None
+            raise host_timeout(paths, "the session host is dead and its program's group did not end in time") from None
         raise
     # R9: success only once we read destroyed.
     final = engine.read_manifest(paths)
@@ -84,7 +89,11 @@ def _force(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
             raise host_timeout(paths, f"cannot prove that the session host ended (it reads {verdict.value})")
         time.sleep(POLL_S)
     # The host is dead, so no program.json can appear after this read.
-    if not engine.stop_group_and_wait(engine.group(paths)):
+    again = engine.read_manifest(paths)
+    group = engine.group(paths)
+    if engine.unprovable(paths, again, group):
+        raise unprovable_error(paths, again)
+    if not engine.stop_group_and_wait(group):
         raise host_timeout(paths, "a process of the session's program group is still running")
     again = engine.read_manifest(paths)
     if again.status is Status.DESTROYED:

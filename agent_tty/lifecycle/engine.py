@@ -99,10 +99,17 @@ class Engine:
         return True
 
     def stop_group_and_wait(self, group: GroupRef | None, limit: float = GROUP_WAIT_S) -> bool:
+        """Kill the proven group and wait until it is gone; True once nothing of it runs.
+        No record proves nothing: no kill, and nothing to wait for."""
         if group is None:
             return True
         self.stop_group(group)
         return self.wait_group_gone(group, limit)
+
+    def unprovable(self, paths: SessionPaths, manifest: Manifest, group: GroupRef | None) -> bool:
+        """A manifest names a program but program.json cannot prove its group: the program may
+        still run, so an active session must not be recorded ended (R11, R13)."""
+        return group is None and manifest.child_pid is not None
 
     # ------------------------------------------------------------ writes
 
@@ -142,6 +149,17 @@ def unlink_socket(manifest: Manifest) -> None:
 
 def host_timeout(paths: SessionPaths, what: str) -> AgentTtyError:
     return AgentTtyError(ErrorCode.HOST_TIMEOUT, what, sessionId=paths.session_id)
+
+
+def unprovable_error(paths: SessionPaths, manifest: Manifest) -> AgentTtyError:
+    return AgentTtyError(
+        ErrorCode.HOST_TIMEOUT,
+        f"{paths.program} is missing or unreadable, so nothing proves that the program's group "
+        f"(process group {manifest.child_pid}) has ended; check it with `ps -o pid,pgid,args -g "
+        f"{manifest.child_pid}` and remove {paths.folder} by hand once it has",
+        sessionId=paths.session_id,
+        path=str(paths.program),
+    )
 
 
 def engine_for(home_option: str | None) -> Engine:

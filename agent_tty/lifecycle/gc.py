@@ -7,12 +7,16 @@ import os
 import shutil
 import time
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from agent_tty.lifecycle.engine import Engine, unlink_socket
 from agent_tty.lifecycle.reconcile import reconcile
 from agent_tty.protocol.errors import AgentTtyError
 from agent_tty.protocol.status import Status, policy
 from agent_tty.storage.records import Manifest
+
+if TYPE_CHECKING:
+    from agent_tty.platform.types import GroupRef
 
 RM_RETRY_DELAYS_S = (0.01, 0.02, 0.03)
 """A late write can land while rmtree runs (ENOTEMPTY at its last rmdir): remove again."""
@@ -44,6 +48,8 @@ def gc(engine: Engine, options: GcOptions) -> GcReport:
             if err.code.value == "SESSION_NOT_FOUND":
                 continue  # another command removed it meanwhile
             reason = f"{err.code.value}: {err.message}"
+        except Exception as err:  # one broken session must not stop the others' collection
+            reason = f"INTERNAL_ERROR: {type(err).__name__}: {err}"
         if reason is None:
             report.removed.append(session_id)
         else:
@@ -69,10 +75,8 @@ def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
     # GcKeepsLiveGroup (R20): program.json is the only proof that a leftover is the
     # program's, so keep the folder while a proven member runs. A destroy has already
     # waited its group out.
-    if manifest.status is not Status.DESTROYED:
-        group = engine.group(paths)
-        if group is not None and engine.platform.judge_group(group).value == "owned":
-            return GROUP_RUNS
+    if manifest.status is not Status.DESTROYED and _group_runs(engine, engine.group(paths)):
+        return GROUP_RUNS
     # The final check: what we judged is still what the folder holds.
     last = engine.read_manifest(paths)
     if not policy(last.status).collectable:
@@ -82,6 +86,18 @@ def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
     _remove(paths.folder)
     unlink_socket(last)
     return None
+
+
+def _group_runs(engine: Engine, group: GroupRef | None) -> bool:
+    """A proven member runs (owned); or no member is in view but the id is still in use by
+    something that is not only zombies (GcProbesUnseenGroup). A group gc cannot check
+    (unknown, unshared) proves nothing: gc never keeps a session no command can remove."""
+    if group is None:
+        return False
+    verdict = engine.platform.judge_group(group).value
+    if verdict == "owned":
+        return True
+    return verdict == "gone" and engine.platform.group_alive(group)
 
 
 def _ended(manifest: Manifest) -> float:

@@ -36,7 +36,7 @@ def reconcile(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Reconc
     # KillsProgramGroup, ReconcileWaitsForGroup: kill the proven group and write nothing
     # while it still runs, so the manifest keeps naming it (R13).
     group = engine.group(paths)
-    if not engine.stop_group_and_wait(group):
+    if engine.unprovable(paths, again, group) or not engine.stop_group_and_wait(group):
         return Reconciled(again, "dead")
     last = _reread(engine, paths)
     if is_terminal(last.status):

@@ -33,7 +33,9 @@ def parse_stat(text: str) -> ProcStat:
 
 
 def read_stat(pid: int | str) -> ProcStat | None:
-    """The process's stat, or None when no such process is in view."""
+    """The process's stat, or None when no such process is in view.
+
+    PermissionError passes through: /proc refused to show it (hidepid, a security module)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             text = handle.read().decode("utf-8", "surrogateescape")
@@ -50,9 +52,12 @@ def is_live_state(state: str) -> bool:
 
 
 def has_live_thread(pid: int) -> bool:
-    """A leader whose main thread called pthread_exit shows Z while another thread runs."""
+    """A leader whose main thread called pthread_exit shows Z while another thread runs.
+    A refused read counts as live: we cannot tell."""
     try:
         tasks = os.listdir(f"/proc/{pid}/task")
+    except PermissionError:
+        return True
     except OSError:
         return False
     for tid in tasks:
@@ -70,14 +75,30 @@ def list_pids() -> list[int]:
     return [int(name) for name in os.listdir("/proc") if name.isdigit()]
 
 
-def group_members(pgid: int) -> list[ProcStat]:
-    """Every process in view whose process group is `pgid`, zombies included."""
+@dataclass(frozen=True, slots=True)
+class Scan:
+    members: list[ProcStat]
+    """Every process in view whose process group is the one asked for, zombies included."""
+    refused: bool
+    """Some process's stat was refused: it may be a member we cannot see."""
+
+
+def scan_group(pgid: int) -> Scan:
     members = []
+    refused = False
     for pid in list_pids():
-        stat = read_stat(pid)
+        try:
+            stat = read_stat(pid)
+        except PermissionError:
+            refused = True
+            continue
         if stat is not None and stat.pgrp == pgid:
             members.append(stat)
-    return members
+    return Scan(members, refused)
+
+
+def group_members(pgid: int) -> list[ProcStat]:
+    return scan_group(pgid).members
 
 
 def parse_autogroup(text: str) -> int | None:

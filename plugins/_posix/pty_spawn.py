@@ -86,13 +86,17 @@ def spawn_in_pty(request: SpawnRequest, before_exec: Callable[[], None] | None =
     from ptyprocess import PtyProcess
 
     def preexec() -> None:
+        # chdir here, not through ptyprocess's cwd=: its own chdir failure would unwind the
+        # forked child into the host's code, whereas preexec errors come back as OSError.
+        if request.cwd is not None:
+            os.chdir(request.cwd)
         _restore_signals()
         if before_exec is not None:
             before_exec()
 
     process = PtyProcess.spawn(
         list(request.argv),
-        cwd=request.cwd,
+        cwd=None,
         env=request.env,
         dimensions=(request.rows, request.cols),
         preexec_fn=preexec,

@@ -95,12 +95,12 @@ def capture_token(pid: int, host_pid: int) -> dict[str, Any] | None:
         host_autogroup = None
     deadline = time.monotonic() + CAPTURE_LIMIT_S
     while True:
-        first = procfs.read_stat(pid)
         try:
+            first = procfs.read_stat(pid)
             autogroup = procfs.read_autogroup(pid)
-        except OSError:
-            autogroup = None
-        second = procfs.read_stat(pid)
+            second = procfs.read_stat(pid)
+        except PermissionError:
+            return None
         if first is None or second is None or not procfs.is_live_state(second.state):
             return None  # it already ended: its record proves nothing
         leads_own_session = (
@@ -167,16 +167,16 @@ def _judge(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
         for member in procfs.group_members(group.pid):
             if not procfs.is_live_state(member.state) and not procfs.has_live_thread(member.pid):
                 continue
-            live_seen = True
             try:
                 autogroup = procfs.read_autogroup(member.pid)
             except OSError:
                 refused = True
                 continue
             if autogroup is None:
-                continue  # it ended between the reads
+                continue  # it ended between the reads: no witness either way
             if member.session == group.pid and autogroup == token_autogroup:
                 return GroupVerdict.OWNED, member
+            live_seen = True
         if live_seen:
             break
     if refused:
@@ -189,10 +189,17 @@ def _judge_leader(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None
     if not group.folder.is_dir():
         return GroupVerdict.GONE, None  # FallbackNeedsFolder: gc removed the session
     start = (group.proof or {}).get("startTime")
-    leader = procfs.read_stat(group.pid)
+    try:
+        leader = procfs.read_stat(group.pid)
+    except PermissionError:
+        return GroupVerdict.UNKNOWN, None
     if leader is not None and procfs.is_live_state(leader.state):
         if leader.session == group.pid and start is not None and leader.start_time == start:
             return GroupVerdict.OWNED, leader
+        if start is not None and leader.start_time != start:
+            # Linux gives no pid that is still a group or session id to a new process, so a
+            # new process at the leader's pid means the program's whole group has ended.
+            return GroupVerdict.UNPROVEN, None
         return GroupVerdict.UNKNOWN, None
     if procfs.group_members(group.pid):
         return GroupVerdict.UNKNOWN, None  # leftovers we cannot tell from a new group
@@ -200,7 +207,10 @@ def _judge_leader(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None
 
 
 def _still_member(member: procfs.ProcStat, pgid: int) -> bool:
-    again = procfs.read_stat(member.pid)
+    try:
+        again = procfs.read_stat(member.pid)
+    except PermissionError:
+        return False
     return again is not None and again.start_time == member.start_time and again.pgrp == pgid
 
 
@@ -247,9 +257,13 @@ def agent_tty_thaw_group(group: GroupRef) -> GroupVerdict | None:
 
 
 def _only_zombies_twice(pgid: int) -> bool:
+    """Gone when two scans in a row each show the group's processes and only zombies. A scan
+    that shows none, or was refused a read, cannot tell (hidepid hides other users)."""
     for _scan in range(2):
-        members = procfs.group_members(pgid)
-        if not members or any(procfs.is_live_state(m.state) or procfs.has_live_thread(m.pid) for m in members):
+        scan = procfs.scan_group(pgid)
+        if scan.refused or not scan.members:
+            return False
+        if any(procfs.is_live_state(m.state) or procfs.has_live_thread(m.pid) for m in scan.members):
             return False
     return True
 
@@ -258,6 +272,9 @@ def _only_zombies_twice(pgid: int) -> bool:
 def agent_tty_group_alive(group: GroupRef) -> bool | None:
     if not _ours(group.mechanism):
         return None
+    proof_boot = (group.proof or {}).get("bootId")
+    if proof_boot is not None and proof_boot != procfs.boot_id():
+        return False  # every process of that boot has ended; the id now names another
     verdict, _member = _judge(group)
     if verdict in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED):
         return True
@@ -278,7 +295,10 @@ def agent_tty_group_alive(group: GroupRef) -> bool | None:
 def agent_tty_capture_host(mechanism: str, pid: int) -> dict[str, Any] | None:
     if not _ours(mechanism):
         return None
-    stat = procfs.read_stat(pid)
+    try:
+        stat = procfs.read_stat(pid)
+    except PermissionError:
+        return None
     boot = procfs.boot_id()
     if stat is None or boot is None:
         return None
@@ -296,21 +316,28 @@ def _judge_host(pid: int, identity: dict[str, Any] | None) -> HostVerdict:
             return HostVerdict.DEAD
         except PermissionError:
             return HostVerdict.UNKNOWN
-        stat = procfs.read_stat(pid)
+        try:
+            stat = procfs.read_stat(pid)
+        except PermissionError:
+            return HostVerdict.UNKNOWN
         if stat is not None and not procfs.is_live_state(stat.state):
             return HostVerdict.DEAD
         return HostVerdict.UNKNOWN
     if not procfs.proc_shows_own_pid_space():
         return HostVerdict.UNKNOWN
     boot = procfs.boot_id()
-    if boot is None:
-        return HostVerdict.UNKNOWN
-    if identity.get("bootId") != boot:
+    recorded_boot = identity.get("bootId")
+    if boot is None or not isinstance(recorded_boot, str) or not isinstance(identity.get("startTime"), int):
+        return HostVerdict.UNKNOWN  # a record we cannot compare proves nothing (R2)
+    if recorded_boot != boot:
         return HostVerdict.DEAD
     recorded_ns = identity.get("pidNamespace")
     if recorded_ns is not None and recorded_ns != procfs.pid_namespace():
         return HostVerdict.UNKNOWN
-    stat = procfs.read_stat(pid)
+    try:
+        stat = procfs.read_stat(pid)
+    except PermissionError:
+        return HostVerdict.UNKNOWN
     if stat is None or not procfs.is_live_state(stat.state):
         return HostVerdict.DEAD
     if stat.start_time != identity.get("startTime"):

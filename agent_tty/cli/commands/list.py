@@ -30,6 +30,9 @@ def command(all_: bool = typer.Option(False, "--all", "-a", help="Also show ende
                 continue  # removed while we listed
             unreadable.append({"sessionId": session_id, "code": err.code.value, "message": err.message})
             continue
+        except Exception as err:  # one broken session must not hide the others
+            unreadable.append({"sessionId": session_id, "code": "INTERNAL_ERROR", "message": f"{type(err).__name__}: {err}"})
+            continue
         if all_ or is_active(manifest.status):
             sessions.append(manifest)
     sessions.sort(key=lambda m: m.created_at)

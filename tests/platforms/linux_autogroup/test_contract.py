@@ -61,7 +61,9 @@ def test_no_token_proves_only_a_matching_leader(tmp_path: Path) -> None:
         right = GroupRef("linux_autogroup", child.pid, leader_only, tmp_path)
         wrong_start = GroupRef("linux_autogroup", child.pid, {**leader_only, "startTime": 1}, tmp_path)
         gone_folder = GroupRef("linux_autogroup", child.pid, leader_only, tmp_path / "removed")
-        assert plugin.agent_tty_judge_group(group=wrong_start) is GroupVerdict.UNKNOWN
+        # Another start time at the leader's pid: the recorded group ended, the id is someone else's.
+        assert plugin.agent_tty_judge_group(group=wrong_start) is GroupVerdict.UNPROVEN
+        assert plugin.agent_tty_kill_group(group=wrong_start, signal=signal.SIGKILL) is GroupVerdict.UNPROVEN
         assert plugin.agent_tty_kill_group(group=gone_folder, signal=signal.SIGKILL) is GroupVerdict.GONE
         assert child.poll() is None
         assert plugin.agent_tty_judge_group(group=right) is GroupVerdict.OWNED
@@ -83,3 +85,60 @@ def test_host_identity_tells_a_reused_pid_apart() -> None:
     reboot = {**identity, "bootId": "another-boot"}
     assert plugin.agent_tty_judge_host(mechanism="linux_autogroup", pid=os.getpid(), identity=reboot) is HostVerdict.DEAD
     assert plugin.agent_tty_judge_host(mechanism="linux_autogroup", pid=2**22 + 3, identity=None) is HostVerdict.DEAD
+
+
+def test_a_record_of_another_boot_is_never_killed_and_reads_gone(tmp_path: Path) -> None:
+    from agent_tty_plugins import linux_autogroup as plugin
+    from agent_tty.platform.types import GroupRef, GroupVerdict
+
+    child = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        token = plugin.capture_token(child.pid, os.getpid())
+        assert token is not None
+        host = plugin.agent_tty_capture_host(mechanism="linux_autogroup", pid=os.getpid())
+        old = GroupRef("linux_autogroup", child.pid, {**token, "bootId": "a-previous-boot"}, tmp_path, host)
+        assert plugin.agent_tty_kill_group(group=old, signal=signal.SIGKILL) is GroupVerdict.GONE
+        assert plugin.agent_tty_group_alive(group=old) is False
+        assert child.poll() is None
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_refused_proc_reads_never_read_as_gone(monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """hidepid=1 or a security module: a stat we may not read is a process we cannot judge."""
+    from agent_tty_plugins import linux_autogroup as plugin
+    from agent_tty_plugins._posix import procfs
+    from agent_tty.platform.types import GroupRef, GroupVerdict
+
+    child = subprocess.Popen(["sleep", "30"], start_new_session=True)
+    try:
+        token = plugin.capture_token(child.pid, os.getpid())
+        host = plugin.agent_tty_capture_host(mechanism="linux_autogroup", pid=os.getpid())
+        group = GroupRef("linux_autogroup", child.pid, token, tmp_path, host)
+        real_read_stat = procfs.read_stat
+
+        def refuse_child(pid):  # type: ignore[no-untyped-def]
+            if int(pid) == child.pid:
+                raise PermissionError(1, "Operation not permitted")
+            return real_read_stat(pid)
+
+        monkeypatch.setattr(procfs, "read_stat", refuse_child)
+        assert plugin.agent_tty_judge_group(group=group) is GroupVerdict.GONE  # nothing in view...
+        assert plugin.agent_tty_group_alive(group=group) is True  # ...but the id is in use: alive
+        assert plugin.agent_tty_kill_group(group=group, signal=signal.SIGKILL) is GroupVerdict.GONE
+        assert child.poll() is None
+        leader_only = GroupRef("linux_autogroup", child.pid, {**token, "autogroup": None}, tmp_path, host)
+        assert plugin.agent_tty_judge_group(group=leader_only) is GroupVerdict.UNKNOWN
+    finally:
+        child.kill()
+        child.wait()
+
+
+def test_host_identity_without_a_boot_id_reads_unknown() -> None:
+    from agent_tty_plugins import linux_autogroup as plugin
+    from agent_tty.platform.types import HostVerdict
+
+    identity = plugin.agent_tty_capture_host(mechanism="linux_autogroup", pid=os.getpid())
+    broken = {k: v for k, v in identity.items() if k != "bootId"}
+    assert plugin.agent_tty_judge_host(mechanism="linux_autogroup", pid=os.getpid(), identity=broken) is HostVerdict.UNKNOWN
