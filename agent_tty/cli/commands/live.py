@@ -84,3 +84,14 @@ def parse_timeout_ms(value: str | None, default_ms: int | None) -> int | None:
 
 def rpc_timeout(timeout_ms: int | None) -> float | None:
     return None if timeout_ms is None else timeout_ms / 1000 + 5.0
+
+
+def read_input_file(path: str) -> str:
+    """The text of a --file argument; bytes that are not UTF-8 pass through unchanged."""
+    from agent_tty.protocol.errors import invalid
+
+    try:
+        with open(path, encoding="utf-8", errors="surrogateescape") as handle:
+            return handle.read()
+    except OSError as err:
+        raise invalid(f"cannot read --file {path!r}: {err.strerror}", value=path) from None

@@ -14,17 +14,13 @@ def command(
     text: Optional[str] = typer.Argument(None, metavar="TEXT"),
     file: Optional[str] = typer.Option(None, "--file", help="Paste this file's contents instead of TEXT."),
 ) -> int:
-    from agent_tty.cli.commands.live import call_live
+    from agent_tty.cli.commands.live import call_live, read_input_file
     from agent_tty.protocol.errors import invalid
 
     if (text is None) == (file is None):
         raise invalid("give TEXT or --file, not both")
     if file is not None:
-        try:
-            with open(file, encoding="utf-8", errors="surrogateescape") as handle:
-                text = handle.read()
-        except OSError as err:
-            raise invalid(f"cannot read --file {file!r}: {err.strerror}", value=file) from None
+        text = read_input_file(file)
     result = call_live(session_id, {"op": "input", "kind": "paste", "data": text})
     emit({"sessionId": session_id, **result}, f"seq {result['seq']}")
     return 0

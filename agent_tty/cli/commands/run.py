@@ -18,17 +18,13 @@ def command(
     timeout: Optional[str] = typer.Option(None, "--timeout", help="Milliseconds or a duration; 0 waits forever (default 30s)."),
     no_wait: bool = typer.Option(False, "--no-wait", help="Return once typed."),
 ) -> int:
-    from agent_tty.cli.commands.live import call_live, parse_timeout_ms, rpc_timeout
+    from agent_tty.cli.commands.live import call_live, parse_timeout_ms, read_input_file, rpc_timeout
     from agent_tty.protocol.errors import invalid
 
     if (shell_command is None) == (file is None):
         raise invalid("give COMMAND or --file, not both")
     if file is not None:
-        try:
-            with open(file, encoding="utf-8", errors="surrogateescape") as handle:
-                shell_command = handle.read().rstrip("\n")
-        except OSError as err:
-            raise invalid(f"cannot read --file {file!r}: {err.strerror}", value=file) from None
+        shell_command = read_input_file(file).rstrip("\n")
     assert shell_command is not None
     if not shell_command.strip():
         raise invalid("the command is empty")
