@@ -31,7 +31,7 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         "tests/integration/test_lifecycle.py::test_destroy_ends_a_group_that_ignores_hangup[True]",
     ),
     "GcKeepsLiveGroup": (
-        [("agent_tty/lifecycle/gc.py", '        if group is not None and engine.platform.judge_group(group).value == "owned":', "        if False:")],
+        [("agent_tty/lifecycle/gc.py", "    if manifest.status is not Status.DESTROYED and _group_runs(engine, engine.group(paths)):", "    if False:")],
         "tests/integration/test_lifecycle.py::test_destroy_stops_what_an_exited_program_left",
     ),
     "DestroyStopsLeftovers": (
@@ -81,6 +81,10 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
     "HostWaitsForManifest": (
         [("agent_tty/host/main.py", "        parent_alive = os.getppid() == create_pid", "        parent_alive = False")],
         "tests/integration/test_lifecycle.py::test_host_waits_for_a_slow_create",
+    ),
+    "UnprovableGroupBlocksEnd": (
+        [("agent_tty/lifecycle/engine.py", "        return group is None and manifest.child_pid is not None", "        return False")],
+        "tests/integration/test_review_findings.py::test_a_missing_program_record_blocks_the_end_of_an_active_session",
     ),
     "CreateRecordsHostPid": (
         [("agent_tty/lifecycle/create.py", "        engine.write_manifest(paths, manifest.replace(host_pid=host.pid))", "        engine.write_manifest(paths, manifest)")],
