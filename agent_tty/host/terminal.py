@@ -69,8 +69,14 @@ class LiveScreen:
         while len(self.baselines) > BASELINES_KEPT:
             self.baselines.popitem(last=False)
 
-    def baseline(self, after_seq: int | None) -> str:
-        if after_seq is None:
+    def baseline(self, after_seq: int | str | None) -> str:
+        """The screen at the latest remembered input or mark at or before `after_seq`
+        (`last`: the latest of all); "" when there is none."""
+        if after_seq is None or (after_seq == "last" and not self.baselines):
+            return ""
+        if after_seq == "last":
+            return next(reversed(self.baselines.values()))
+        if not isinstance(after_seq, int):
             return ""
         chosen = ""
         for seq, text in self.baselines.items():

@@ -103,6 +103,7 @@ def test_wait_baseline_never_matches_stale_text(tty: Cli) -> None:
     typed = tty.run("type", sid, "true").result
     stale = tty.run("wait", sid, "--text", "stale-42", "--after-seq", str(typed["seq"]), "--timeout", "700ms")
     assert stale.code == 11 and stale.result["timedOut"] is True and stale.result["matched"] is False
+    assert tty.run("wait", sid, "--text", "stale-42", "--after-seq", "last", "--timeout", "300ms").code == 11
     tty.run("send-keys", sid, "Enter")
     fresh = tty.run("run", sid, "echo stale-$((40+2))", "--no-wait").result
     again = tty.run("wait", sid, "--text", "stale-42", "--after-seq", str(fresh["seq"]), "--timeout", "5s")
@@ -228,6 +229,7 @@ def test_large_output_does_not_stall_the_host(tty: Cli, tmp_path: Path) -> None:
         (["snapshot", "SID", "--format", "html"], "html"),
         (["record", "export", "SID", "--format", "mp4"], "mp4"),
         (["run", "SID", "ls", "--timeout", "soon"], "soon"),
+        (["wait", "SID", "--text", "x", "--after-seq", "first"], "first"),
     ],
 )
 def test_bad_input_names_the_value(cli: Cli, args: list[str], fragment: str) -> None:

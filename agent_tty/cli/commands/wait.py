@@ -16,7 +16,9 @@ def command(
     screen_stable_ms: Optional[int] = typer.Option(None, "--screen-stable-ms", help="Until the screen did not change for MS."),
     idle_ms: Optional[int] = typer.Option(None, "--idle-ms", help="Until the program printed nothing for MS."),
     exit_: bool = typer.Option(False, "--exit", help="Until the program exited."),
-    after_seq: Optional[int] = typer.Option(None, "--after-seq", help="Count only what appeared after event seq N (a baseline)."),
+    after_seq: Optional[str] = typer.Option(
+        None, "--after-seq", help="Count only what appeared after event seq N, or after the session's last input (`last`)."
+    ),
     timeout: Optional[str] = typer.Option(None, "--timeout", help="Milliseconds or a duration; 0 (the default) waits forever."),
 ) -> int:
     import re
@@ -34,9 +36,17 @@ def command(
             re.compile(regex)
         except re.error as err:
             raise invalid(f"invalid --regex {regex!r}: {err}", value=regex) from None
-    for name, value in (("--screen-stable-ms", screen_stable_ms), ("--idle-ms", idle_ms), ("--after-seq", after_seq)):
+    for name, value in (("--screen-stable-ms", screen_stable_ms), ("--idle-ms", idle_ms)):
         if value is not None and value < 0:
             raise invalid(f"invalid {name} {value}: it must not be negative", value=value)
+    baseline: int | str | None = None
+    if after_seq is not None:
+        if after_seq == "last":
+            baseline = "last"
+        elif after_seq.isdigit():
+            baseline = int(after_seq)
+        else:
+            raise invalid(f"invalid --after-seq {after_seq!r}: a seq number (0 or more) or `last`", value=after_seq)
     timeout_ms = parse_timeout_ms(timeout, None)
     request: dict[str, Any] = {
         "op": "wait",
@@ -45,7 +55,7 @@ def command(
         "stableMs": screen_stable_ms,
         "idleMs": idle_ms,
         "exit": exit_,
-        "afterSeq": after_seq,
+        "afterSeq": baseline,
         "timeoutMs": timeout_ms,
     }
     live, paths = call_live_or_none(session_id, request, timeout=rpc_timeout(timeout_ms))
@@ -83,6 +93,8 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
     screen = open_screen(header.cols, header.rows, None)
     baseline_count = 0
     after = request.get("afterSeq")
+    if after == "last":
+        after = max((e.seq for e in events if e.type in ("input", "marker")), default=None)
     for event in events:
         if event.type == "output":
             screen.feed(output_bytes(event))
