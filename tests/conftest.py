@@ -159,13 +159,25 @@ def cli(tmp_path: Path) -> Iterator[Cli]:
         if not survivors:
             break
         time.sleep(0.05)
+    described = [_describe(pid) for pid in survivors]
     for pid in survivors:
         try:
             os.kill(pid, signal.SIGKILL)  # ours: it carries this test's unique Home
         except ProcessLookupError:
             pass
-    assert not survivors, f"processes left behind: {survivors}"
+    assert not survivors, f"processes left behind: {described}"
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+def _describe(pid: int) -> str:
+    try:
+        argv = Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace").strip()
+        env = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+        session = next((e.split(b"=", 1)[1].decode() for e in env if e.startswith(b"AGENT_TTY_SESSION_ID=")), "-")
+        stat = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    except OSError:
+        return f"{pid} (gone)"
+    return f"{pid} pgid={stat[2]} session={session} {argv!r}"
 
 
 @pytest.fixture

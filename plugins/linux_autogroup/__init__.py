@@ -101,8 +101,10 @@ def capture_token(pid: int, host_pid: int) -> dict[str, Any] | None:
             second = procfs.read_stat(pid)
         except PermissionError:
             return None
-        if first is None or second is None or not procfs.is_live_state(second.state):
-            return None  # it already ended: its record proves nothing
+        if first is None or second is None:
+            return None
+        # A leader that already exited is our unreaped zombie: its pid, session, start time and
+        # autogroup still stand, and what it left behind (sleep &) carries the same token.
         leads_own_session = (
             second.session == pid
             and second.pgrp == pid
