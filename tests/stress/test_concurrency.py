@@ -34,7 +34,7 @@ from tests.conftest import Cli, pid_alive
 
 pytestmark = pytest.mark.integration
 
-SECONDS = float(os.environ.get("AGENT_TTY_STRESS_SECONDS", "40"))
+SECONDS = float(os.environ.get("AGENT_TTY_STRESS_SECONDS", "25"))
 WORKERS = 5
 MAX_ACTIVE = 10
 ALLOWED_EXITS = {0, 2, 3, 4, 5, 6, 8}
