@@ -20,6 +20,13 @@ REPO = Path(__file__).resolve().parent.parent
 REPLAY_DIR = Path(__file__).resolve().parent / "replay"
 
 
+def default_mechanism() -> str:
+    """What new sessions get here: cgroup leaves where this user may make them, else autogroup."""
+    from agent_tty_plugins.linux_cgroup import probe
+
+    return "linux_cgroup" if probe()[0].usable else "linux_autogroup"
+
+
 def agent_tty_command() -> list[str]:
     script = Path(sys.executable).with_name("agent-tty")
     return [str(script)] if script.exists() else [sys.executable, "-m", "agent_tty"]
@@ -54,10 +61,13 @@ class Cli:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.command = agent_tty_command()
+        self.pin: str | None = None
 
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_TTY_")}
         env["AGENT_TTY_HOME"] = str(self.home)
+        if self.pin:
+            env["AGENT_TTY_MECHANISM"] = self.pin
         env.update(extra or {})
         return env
 

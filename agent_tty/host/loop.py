@@ -149,6 +149,10 @@ class Host:
                     pass
         self.program.close()
         self.events.close()
+        try:
+            self.platform.release_group(self.group)  # an empty cgroup leaf, say
+        except Exception:
+            pass
 
     def abandon(self) -> None:
         """The folder is gone under us: stop the program we started and end."""

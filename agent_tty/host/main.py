@@ -114,6 +114,8 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
         cwd=manifest.cwd,
         cols=manifest.cols,
         rows=manifest.rows,
+        session_id=manifest.session_id,
+        home=str(home),
     )
     try:
         program = platform.spawn(request)
@@ -136,7 +138,14 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     if proof is not None and identity is None and proof.get("autogroup") is not None:
         # UnsharedGroupReadsUnknown: a token is only recorded beside a host.json.
         proof = {**proof, "autogroup": None}
-    group = GroupRef(mechanism=mechanism, pid=program.pid, proof=proof, folder=paths.folder, host_identity=identity)
+    group = GroupRef(
+        mechanism=mechanism,
+        pid=program.pid,
+        proof=proof,
+        folder=paths.folder,
+        host_identity=identity,
+        session_id=manifest.session_id,
+    )
     events.append("start", argv=list(manifest.argv))
     from agent_tty.host.loop import Host
 

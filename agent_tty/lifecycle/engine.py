@@ -67,6 +67,7 @@ class Engine:
             proof=record.proof,
             folder=paths.folder,
             host_identity=host.identity if host is not None else None,
+            session_id=paths.session_id,
         )
 
     def judge_host(self, paths: SessionPaths, manifest: Manifest) -> HostVerdict:
@@ -136,6 +137,9 @@ class Engine:
         )
         self.write_manifest(paths, record)
         unlink_socket(record)
+        group = self.group(paths)
+        if group is not None:
+            self.platform.release_group(group)  # nothing of it runs: destroyed says so
         return record
 
 

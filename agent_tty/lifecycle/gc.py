@@ -54,6 +54,9 @@ def gc(engine: Engine, options: GcOptions) -> GcReport:
             report.removed.append(session_id)
         else:
             report.skip(session_id, reason)
+    if not options.dry_run and (report.removed or engine.home.session_ids()):
+        # What a crashed host left for sessions whose folders are gone (an empty cgroup leaf).
+        engine.platform.sweep(str(engine.home.root), engine.home.session_ids())
     return report
 
 
@@ -83,8 +86,11 @@ def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
         return f"session is {last.status.value}"
     if options.dry_run:
         return None
+    group = engine.group(paths)
     _remove(paths.folder)
     unlink_socket(last)
+    if group is not None:
+        engine.platform.release_group(group)
     return None
 
 

@@ -21,6 +21,7 @@ HOOKS = (
     "agent_tty_spawn",
     "agent_tty_capture_program",
     "agent_tty_runs_inside",
+    "agent_tty_leave_program_group",
     "agent_tty_judge_group",
     "agent_tty_kill_group",
     "agent_tty_freeze_group",
@@ -29,6 +30,8 @@ HOOKS = (
     "agent_tty_capture_host",
     "agent_tty_judge_host",
     "agent_tty_kill_host",
+    "agent_tty_release_group",
+    "agent_tty_sweep",
 )
 FOREIGN = "agent-tty-contract-foreign-mechanism"
 
@@ -56,11 +59,13 @@ def check_plugin(plugin: Any, mechanism: str) -> ProbeResult:
         "agent_tty_spawn": {"request": SpawnRequest(FOREIGN, ("true",), {}, None, 80, 24)},
         "agent_tty_capture_program": {"mechanism": FOREIGN, "pid": 2**22 + 7, "host_pid": 1},
         "agent_tty_runs_inside": {"mechanism": FOREIGN, "program_pid": 2**22 + 7},
+        "agent_tty_leave_program_group": {"mechanism": FOREIGN},
         "agent_tty_judge_group": {"group": group},
         "agent_tty_kill_group": {"group": group, "signal": 0},
         "agent_tty_freeze_group": {"group": group},
         "agent_tty_thaw_group": {"group": group},
         "agent_tty_group_alive": {"group": group},
+        "agent_tty_release_group": {"group": group},
         "agent_tty_capture_host": {"mechanism": FOREIGN, "pid": 1},
         "agent_tty_judge_host": {"mechanism": FOREIGN, "pid": 1, "identity": None},
         "agent_tty_kill_host": {"mechanism": FOREIGN, "pid": 2**22 + 7, "identity": {}},

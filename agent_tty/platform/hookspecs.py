@@ -62,6 +62,13 @@ def agent_tty_runs_inside(mechanism: str, program_pid: int) -> bool | None:
     raise NotImplementedError
 
 
+@hookspec(firstresult=True)
+def agent_tty_leave_program_group(mechanism: str) -> bool | None:
+    """Move this very process out of the program's group, if it is in it (a destroy that the
+    program ran re-runs itself detached and must survive its own kill). True when outside."""
+    raise NotImplementedError
+
+
 # ---------------------------------------------------------------- the program's group
 
 
@@ -98,6 +105,20 @@ def agent_tty_group_alive(group: GroupRef) -> bool | None:
     """Whether the group may still have a live member: True when owned or when the answer
     is unknown (a wait must not pass on a guess), False when gone or someone else's.
     """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def agent_tty_release_group(group: GroupRef) -> bool | None:
+    """Free what the plugin made for this group (a cgroup leaf) once nothing of it runs.
+    Return True when released or nothing was held. Called by the host at its end and by gc."""
+    raise NotImplementedError
+
+
+@hookspec
+def agent_tty_sweep(home: str, session_ids: list[str]) -> list[str]:
+    """Not firstresult: every plugin may free what a crash left behind for this Home, for
+    sessions not in `session_ids` (their folders are gone). Return what was freed."""
     raise NotImplementedError
 
 

@@ -32,6 +32,7 @@ DISABLE_AUTOLOAD_ENV = "AGENT_TTY_DISABLE_PLUGIN_AUTOLOAD"
 # handles an existing session load its plugin without scanning every installed distribution
 # (~40 ms).
 BUILTIN_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "linux_cgroup": ("agent_tty_plugins.linux_cgroup", ("linux",)),
     "linux_autogroup": ("agent_tty_plugins.linux_autogroup", ("linux",)),
 }
 
@@ -192,6 +193,10 @@ class Platform:
         result = self._pm.hook.agent_tty_runs_inside(mechanism=mechanism, program_pid=program_pid)
         return bool(result)
 
+    def leave_program_group(self, mechanism: str) -> bool:
+        self._require(mechanism)
+        return bool(self._pm.hook.agent_tty_leave_program_group(mechanism=mechanism))
+
     def judge_group(self, group: GroupRef) -> GroupVerdict:
         self._require(group.mechanism)
         return self._answer(group.mechanism, self._pm.hook.agent_tty_judge_group(group=group), "judge_group")
@@ -212,6 +217,16 @@ class Platform:
     def group_alive(self, group: GroupRef) -> bool:
         self._require(group.mechanism)
         return bool(self._answer(group.mechanism, self._pm.hook.agent_tty_group_alive(group=group), "group_alive"))
+
+    def release_group(self, group: GroupRef) -> bool:
+        self._require(group.mechanism)
+        return bool(self._pm.hook.agent_tty_release_group(group=group))
+
+    def sweep(self, home: str, session_ids: list[str]) -> list[str]:
+        freed: list[str] = []
+        for result in self._pm.hook.agent_tty_sweep(home=home, session_ids=session_ids):
+            freed.extend(result)
+        return freed
 
     def capture_host(self, mechanism: str, pid: int) -> dict[str, Any] | None:
         self._require(mechanism)

@@ -46,6 +46,10 @@ class SpawnRequest:
     cwd: str | None
     cols: int
     rows: int
+    session_id: str = ""
+    """Names per-session resources a plugin makes (a cgroup leaf)."""
+    home: str = ""
+    """The Home's path: a plugin keeps the resources of different Homes apart."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,3 +97,4 @@ class GroupRef:
     """The session folder: a group without proof is acted on only while it exists."""
     host_identity: dict[str, Any] | None = None
     """host.json's identity, to tell whether this process shares the host's pid space."""
+    session_id: str = ""

@@ -136,6 +136,13 @@ def agent_tty_runs_inside(mechanism: str, program_pid: int) -> bool | None:
     return sid == 0 or sid == program_pid
 
 
+@hookimpl
+def agent_tty_leave_program_group(mechanism: str) -> bool | None:
+    if not _ours(mechanism):
+        return None
+    return True  # setsid already gave the re-run its own session, group and autogroup
+
+
 # ---------------------------------------------------------------- the program's group
 
 

@@ -9,7 +9,7 @@ import time
 
 import pytest
 
-from tests.conftest import Cli, group_members, pid_alive, wait_until
+from tests.conftest import Cli, default_mechanism, group_members, pid_alive, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -19,7 +19,7 @@ HUP_IGNORING_TREE = ("sh", "-c", 'trap "" HUP; sleep 300 & wait')
 def test_canonical_loop_create_inspect_destroy(cli: Cli) -> None:
     created = cli.create("bash")
     assert created["status"] == "running"
-    assert created["mechanism"] == "linux_autogroup"
+    assert created["mechanism"] == default_mechanism()
     assert pid_alive(created["hostPid"]) and pid_alive(created["childPid"])
 
     inspected = cli.run("inspect", created["sessionId"]).result

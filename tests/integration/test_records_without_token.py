@@ -13,6 +13,12 @@ from tests.conftest import Cli, group_members, pid_alive, wait_until
 pytestmark = pytest.mark.integration
 
 
+@pytest.fixture
+def cli(cli: Cli) -> Cli:
+    cli.pin = "linux_autogroup"  # these records are linux_autogroup's
+    return cli
+
+
 def _strip_token(cli: Cli, sid: str) -> None:
     path = cli.folder(sid) / "program.json"
     record = json.loads(path.read_text())

@@ -23,7 +23,9 @@ def command(
 
     engine = engine_for(GLOBALS.home)
     paths = engine.home.session(session_id)
-    if os.environ.get(RERUN_ENV) != "1" and _runs_inside(engine, paths, session_id):
+    if os.environ.get(RERUN_ENV) == "1":
+        _leave_program_group(engine, paths)
+    elif _runs_inside(engine, paths, session_id):
         return _rerun_in_new_session()
     outcome = destroy(engine, session_id, force)
     manifest = outcome.manifest
@@ -48,6 +50,18 @@ def _runs_inside(engine, paths, session_id: str) -> bool:  # type: ignore[no-unt
     if manifest.child_pid is None or manifest.mechanism is None:
         return False
     return engine.platform.runs_inside(manifest.mechanism, manifest.child_pid)
+
+
+def _leave_program_group(engine, paths) -> None:  # type: ignore[no-untyped-def]
+    """The re-run copy has its own session already; a cgroup leaf it inherited is left here."""
+    from agent_tty.protocol.errors import AgentTtyError
+
+    try:
+        mechanism = engine.read_manifest(paths).mechanism
+        if mechanism is not None:
+            engine.platform.leave_program_group(mechanism)
+    except AgentTtyError:
+        pass  # destroy itself reports what is wrong with the session
 
 
 def _rerun_in_new_session() -> int:

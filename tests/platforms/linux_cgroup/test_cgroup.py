@@ -1,0 +1,130 @@
+"""linux_cgroup: placement before exec, atomic kill of a fork chain, leaves freed, others spared."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli, default_mechanism, pid_alive, wait_until
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+cgroup = pytest.mark.skipif(default_mechanism() != "linux_cgroup", reason="this user cannot make cgroup leaves here")
+
+
+def test_contract() -> None:
+    import agent_tty_plugins.linux_cgroup as plugin
+    from agent_tty.platform.contract import check_plugin
+
+    check_plugin(plugin, "linux_cgroup")
+
+
+@pytest.mark.skipif(default_mechanism() == "linux_cgroup", reason="cgroup leaves work for this user")
+def test_doctor_says_why_cgroup_was_not_chosen(cli: Cli) -> None:
+    report = cli.run("doctor").result
+    entry = next(p for p in report["plugins"] if p["name"] == "linux_cgroup")
+    assert entry["usable"] is False and entry["notChosenBecause"] == entry["reason"] and entry["reason"]
+    assert report["mechanism"] == "linux_autogroup"
+    done = cli.run("create", "--", "true", env={"AGENT_TTY_MECHANISM": "linux_cgroup"})
+    assert done.code == 1 and "linux_cgroup" in done.error["message"] and entry["reason"] in done.error["message"]
+
+
+def _leaf_of(pid: int) -> str:
+    return next(line[3:] for line in Path(f"/proc/{pid}/cgroup").read_text().splitlines() if line.startswith("0::"))
+
+
+@cgroup
+def test_program_starts_in_its_leaf_and_the_leaf_goes_with_it(cli: Cli) -> None:
+    from agent_tty_plugins.linux_cgroup import cgroup2_mount
+
+    created = cli.create("sh", "-c", 'trap "" HUP; sleep 300 & wait')
+    sid = created["sessionId"]
+    assert created["mechanism"] == "linux_cgroup"
+    proof = cli.program(sid)["proof"]
+    leaf = proof["cgroup"]["path"]
+    assert leaf.endswith("/" + sid) and _leaf_of(created["childPid"]) == leaf
+    assert _leaf_of(created["hostPid"]) != leaf, "the host stays outside the leaf"
+    assert (cgroup2_mount() / leaf.lstrip("/")).stat().st_ino == proof["cgroup"]["id"]
+    assert proof["autogroup"] is not None, "the autogroup token is kept for a CLI without the leaf"
+    assert cli.run("destroy", sid).result["status"] == "destroyed"
+    assert not (cgroup2_mount() / leaf.lstrip("/")).exists()
+
+
+@cgroup
+def test_destroy_ends_a_fork_chain(cli: Cli, tmp_path: Path) -> None:
+    for attempt in range(5):
+        beat = tmp_path / f"beat-{attempt}"
+        # The chain ignores the hang-up of its shell's exit, as a real leftover would.
+        sid = cli.create("sh", "-c", f'trap "" HUP; {sys.executable} {FIXTURES / "fork_chain.py"} {beat} 60 & wait')["sessionId"]
+        wait_until(beat.exists, what="the chain to start")
+        done = cli.run("destroy", sid, *(["--force"] if attempt % 2 else []))
+        assert done.code == 0, done.stdout
+        first = beat.read_text()
+        time.sleep(0.3)
+        assert beat.read_text() == first, "the chain survived destroy"
+
+
+@cgroup
+def test_sessions_of_the_autogroup_mechanism_keep_it(cli: Cli) -> None:
+    """A session whose program.json names linux_autogroup (an older session) stays with it."""
+    old = cli.create("sh", "-c", 'trap "" HUP; exec sleep 300', options=())
+    cli.pin = "linux_autogroup"
+    legacy = cli.create("sh", "-c", 'trap "" HUP; exec sleep 300')
+    cli.pin = None
+    assert old["mechanism"] == "linux_cgroup" and legacy["mechanism"] == "linux_autogroup"
+    assert "cgroup" not in cli.program(legacy["sessionId"])["proof"]
+    assert cli.run("destroy", legacy["sessionId"], "--force").result["status"] == "destroyed"
+    assert not pid_alive(legacy["childPid"])
+    assert cli.run("destroy", old["sessionId"]).result["status"] == "destroyed"
+
+
+@cgroup
+def test_no_kill_reaches_outside_the_leaf(cli: Cli, tmp_path: Path) -> None:
+    from agent_tty_plugins.linux_cgroup import cgroup2_mount
+
+    other_leaf = cgroup2_mount() / f"agent-tty-test-canary-{os.getpid()}"
+    other_leaf.mkdir()
+    inside_other = subprocess.Popen(
+        [sys.executable, "-c", f"open({str(other_leaf / 'cgroup.procs')!r}, 'w').write('0'); import time; time.sleep(60)"],
+        start_new_session=True,
+    )
+    outside = subprocess.Popen(["sleep", "60"], start_new_session=True)
+    try:
+        wait_until(lambda: _leaf_of(inside_other.pid).endswith(other_leaf.name), what="canary in its leaf")
+        for force in (False, True):
+            sid = cli.create("sh", "-c", 'trap "" HUP; sleep 300 & wait')["sessionId"]
+            assert cli.run("destroy", sid, *(["--force"] if force else [])).code == 0
+        assert inside_other.poll() is None and outside.poll() is None
+    finally:
+        for process in (inside_other, outside):
+            process.kill()
+            process.wait()
+        wait_until(lambda: _rmdir(other_leaf), what="canary leaf removed")
+
+
+def _rmdir(path: Path) -> bool:
+    try:
+        path.rmdir()
+        return True
+    except OSError:
+        return False
+
+
+@cgroup
+def test_gc_frees_a_leaf_a_crash_left(cli: Cli) -> None:
+    from agent_tty_plugins.linux_cgroup import probe, leaf_for
+
+    created = cli.create("true")
+    wait_until(lambda: cli.manifest(created["sessionId"])["status"] == "exited", what="exit")
+    placement = probe()[1]
+    stray = leaf_for(placement, str(cli.home), "strayleaf0001")
+    stray.mkdir(parents=True)
+    report = cli.run("gc").result
+    assert created["sessionId"] in report["removedSessions"]
+    assert not stray.exists()
+    assert json.loads(json.dumps(report))["skippedSessions"] == []
