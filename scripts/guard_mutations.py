@@ -86,6 +86,10 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         [("agent_tty/lifecycle/engine.py", "        return group is None and manifest.child_pid is not None", "        return False")],
         "tests/integration/test_review_findings.py::test_a_missing_program_record_blocks_the_end_of_an_active_session",
     ),
+    "FreezesUnseenGroup": (
+        [("plugins/linux_autogroup/__init__.py", "    if _token(group) is None or not procfs.proc_shows_own_pid_space():\n        return GroupVerdict.GONE\n", "    return GroupVerdict.GONE\n")],
+        "tests/integration/test_fork_chain.py::test_gc_keeps_and_destroy_ends_a_fork_chain[linux_autogroup]",
+    ),
     "CreateRecordsHostPid": (
         [("agent_tty/lifecycle/create.py", "        engine.write_manifest(paths, manifest.replace(host_pid=host.pid))", "        engine.write_manifest(paths, manifest)")],
         "tests/integration/test_lifecycle.py::test_create_waits_for_a_slow_host_start_up_write",

@@ -230,8 +230,47 @@ def agent_tty_judge_group(group: GroupRef) -> GroupVerdict | None:
     return _judge(group)[0]
 
 
+FROZEN_JUDGEMENTS = 3
+"""How often a group that reads gone while its id is in use is stopped and judged again."""
+
+
+def _frozen_judgement(group: GroupRef) -> GroupVerdict:
+    """FreezesUnseenGroup: a fork chain whose members each live ~2 ms is almost never in view
+    of a /proc scan. SIGSTOP to the id stops every member at once (a child forked during the
+    delivery gets it too), and a stopped member stays in view for the judge. Whatever the
+    verdict, the group gets SIGCONT again; only an OWNED verdict is acted on by the caller.
+
+    Sent only while the id is in use and /proc shows our own pid space (else the id could
+    name a group of ours in another namespace). SIGSTOP is the one signal that may reach a
+    group before its proof: it is undone in the same step and ends nothing.
+    """
+    if _token(group) is None or not procfs.proc_shows_own_pid_space():
+        return GroupVerdict.GONE
+    for _attempt in range(FROZEN_JUDGEMENTS):
+        if groups.probe_group(group.pid) is groups.Probe.NONE:
+            return GroupVerdict.GONE
+        groups.signal_group(group.pid, signals.SIGSTOP)
+        verdict = GroupVerdict.UNKNOWN
+        try:
+            verdict, _member = _judge(group)
+        finally:
+            if verdict is not GroupVerdict.OWNED:
+                groups.signal_group(group.pid, signals.SIGCONT)
+        if verdict is not GroupVerdict.GONE:
+            return verdict
+    return GroupVerdict.GONE
+
+
 def _signal_proven(group: GroupRef, signal: int) -> GroupVerdict:
     verdict, member = _judge(group)
+    if verdict is GroupVerdict.GONE and signal == signals.SIGKILL:
+        verdict = _frozen_judgement(group)
+        if verdict is GroupVerdict.OWNED:
+            # Stopped members cannot fork: the kill reaches all of them; SIGCONT lets the
+            # kernel finish them at once.
+            groups.signal_group(group.pid, signals.SIGKILL)
+            groups.signal_group(group.pid, signals.SIGCONT)
+        return verdict
     if verdict is GroupVerdict.OWNED:
         # The member's re-read and the kill are adjacent statements: the window in which the
         # whole group could end and its id be taken is a few microseconds.
@@ -292,8 +331,16 @@ def agent_tty_group_alive(group: GroupRef) -> bool | None:
     probe = groups.probe_group(group.pid)
     if probe is groups.Probe.NONE:
         return False
-    # The id is in use but no live member is in view: zombies that nobody reaps (gone when
-    # two scans show only zombies), or processes /proc hides from us (alive: ProbeCountsDeniedGroup).
+    # The id is in use but no live member is in view: a fork chain that escapes the scans
+    # (stop it and look again: GcFreezesUnseenGroup), zombies that nobody reaps (gone when two
+    # scans show only zombies), or processes /proc hides (alive: ProbeCountsDeniedGroup).
+    if probe is groups.Probe.FOUND:
+        frozen = _frozen_judgement(group)
+        if frozen is GroupVerdict.OWNED:
+            groups.signal_group(group.pid, signals.SIGCONT)
+            return True
+        if frozen is GroupVerdict.UNPROVEN:
+            return False
     return not _only_zombies_twice(group.pid)
 
 
