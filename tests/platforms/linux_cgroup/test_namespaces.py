@@ -1,0 +1,103 @@
+"""The two gaps the cgroup leaf closes, on the real kernel (root: unshare needs it).
+
+(a) Under a PID 1 that never reaps, with another process sending the group SIGCONT in a loop,
+    gc keeps a session while its fork chain runs behind zombies, and destroy ends the chain and
+    records destroyed only once the leaf reads populated 0 (the leaf is then removed).
+(b) A CLI in another pid namespace (no private /proc) destroys an ended session: the leaf is
+    proven through cgroupfs, not /proc, so no false HOST_TIMEOUT.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli, agent_tty_command, default_mechanism, wait_until
+
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+pytestmark = [
+    pytest.mark.integration,
+    pytest.mark.skipif(
+        default_mechanism() != "linux_cgroup" or os.geteuid() != 0 or shutil.which("unshare") is None,
+        reason="needs root, unshare and cgroup leaves",
+    ),
+]
+
+SCRIPT = r"""
+set -eu
+cd "$WORK"
+sid=$($AT create -- sh -c "trap '' HUP; $PY $FIX/fork_chain.py $WORK/beat 30 & exit 0")
+echo "$sid" > sid
+until [ -s beat ]; do sleep 0.05; done
+until grep -q '"exited"' "$AGENT_TTY_HOME/sessions/$sid/session.json"; do sleep 0.05; done
+pgid=$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['pid'])" "$AGENT_TTY_HOME/sessions/$sid/program.json")
+$PY $FIX/sigcont_loop.py "$pgid" 15 &
+zombies=$(ps -eo stat= | grep -c '^Z' || true)
+echo "$zombies" > zombies
+$AT --json gc > gc.json || true
+$AT --json destroy "$sid" > destroy.json || true
+b1=$(cat beat); sleep 0.4; b2=$(cat beat)
+if [ "$b1" = "$b2" ]; then echo ended > chain; else echo survived > chain; fi
+cp "$AGENT_TTY_HOME/sessions/$sid/session.json" final.json
+cp "$AGENT_TTY_HOME/sessions/$sid/program.json" program.json
+"""
+
+
+def test_non_reaping_pid_1_with_a_sigcont_loop(cli: Cli, tmp_path: Path) -> None:
+    from agent_tty_plugins.linux_cgroup import cgroup2_mount
+
+    env = cli.env(
+        {
+            "WORK": str(tmp_path),
+            "AT": " ".join(agent_tty_command()),
+            "PY": sys.executable,
+            "FIX": str(FIXTURES),
+            "AGENT_TTY_MECHANISM": "linux_cgroup",
+        }
+    )
+    done = subprocess.run(
+        ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, str(FIXTURES / "nonreaping_init.py"), "sh", "-c", SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    gc = json.loads((tmp_path / "gc.json").read_text())
+    assert gc["result"]["removedSessions"] == [], "gc removed a session whose chain runs behind zombies"
+    assert gc["result"]["skippedSessions"][0]["reason"].startswith("the session's program group still runs")
+    destroy = json.loads((tmp_path / "destroy.json").read_text())
+    assert destroy["ok"] is True and destroy["result"]["status"] == "destroyed", destroy
+    assert (tmp_path / "chain").read_text().strip() == "ended"
+    assert json.loads((tmp_path / "final.json").read_text())["status"] == "destroyed"
+    leaf = json.loads((tmp_path / "program.json").read_text())["proof"]["cgroup"]["path"]
+    assert not (cgroup2_mount() / leaf.lstrip("/")).exists(), "destroyed is written once the leaf is empty"
+    assert int((tmp_path / "zombies").read_text()) > 0, "the chain's ended members stay zombies in view"
+
+
+@pytest.mark.parametrize("mechanism, ok", [("linux_cgroup", True), ("linux_autogroup", False)])
+def test_cli_in_another_pid_namespace_destroys_an_ended_session(cli: Cli, mechanism: str, ok: bool) -> None:
+    cli.pin = mechanism
+    sid = cli.create("true")["sessionId"]
+    wait_until(lambda: cli.manifest(sid)["status"] == "exited", what="exit")
+    done = subprocess.run(
+        ["unshare", "--pid", "--fork", *agent_tty_command(), "--json", "destroy", sid],
+        env=cli.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    doc = json.loads(done.stdout)
+    if ok:
+        assert done.returncode == 0 and doc["result"]["status"] == "destroyed", doc
+    else:
+        # The old limit, kept where no leaf proves the group: /proc is another pid space's,
+        # so the group reads unshared and destroy waits it out (docs/USAGE.md, Limits).
+        assert done.returncode == 5 and doc["error"]["code"] == "HOST_TIMEOUT", doc
+        assert cli.manifest(sid)["status"] == "exited"
