@@ -90,6 +90,39 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         [("plugins/linux_autogroup/__init__.py", "    if _token(group) is None or not procfs.proc_shows_own_pid_space():\n        return GroupVerdict.GONE\n", "    return GroupVerdict.GONE\n")],
         "tests/integration/test_fork_chain.py::test_gc_keeps_and_destroy_ends_a_fork_chain[linux_autogroup]",
     ),
+    "ReconcileRereads": (
+        [
+            ("agent_tty/lifecycle/reconcile.py", "    again = _reread(engine, paths)\n", "    again = manifest\n"),
+            ("agent_tty/lifecycle/reconcile.py", "    last = _reread(engine, paths)\n", "    last = again\n"),
+        ],
+        "tests/integration/test_replays.py::test_reconcile_rereads_before_it_writes",
+    ),
+    "HostStopsAfterTerminalWrite": (
+        [("agent_tty/host/writer.py", "            self.closed = True\n", "            pass\n")],
+        "tests/unit/test_writer.py::test_nothing_after_a_terminal_record",
+    ),
+    "RecordsProgramSync": (
+        [(
+            "agent_tty/host/main.py",
+            "        write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof))\n"
+            "        writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid)\n",
+            "        writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid)\n"
+            "        write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof))\n",
+        )],
+        "tests/integration/test_replays.py::test_host_death_in_its_start_up_write_leaves_a_named_program",
+    ),
+    "InsideCheckReadsEnv": (
+        [("agent_tty/cli/commands/destroy.py", '    if os.environ.get("AGENT_TTY_SESSION_ID") == session_id:\n        return True\n', "")],
+        "tests/integration/test_replays.py::test_destroy_run_by_the_program_before_the_start_up_write",
+    ),
+    "ReconcileRepairsDestroyed": (
+        [("agent_tty/lifecycle/reconcile.py", '    if exists(paths.destroyed_marker):\n        return Reconciled(engine.record_destroyed(paths, last), "dead")\n', "")],
+        "tests/integration/test_replays.py::test_reconcile_repairs_a_destroyed_it_wrote_over",
+    ),
+    "ReconcileRepairsMarked": (
+        [("agent_tty/lifecycle/reconcile.py", "    if manifest.status is Status.DESTROYED or not exists(paths.destroyed_marker):\n", "    if True:\n")],
+        "tests/integration/test_replays.py::test_reconcile_repairs_a_marked_failed_a_killed_reconcile_left",
+    ),
     "CreateRecordsHostPid": (
         [("agent_tty/lifecycle/create.py", "        engine.write_manifest(paths, manifest.replace(host_pid=host.pid))", "        engine.write_manifest(paths, manifest)")],
         "tests/integration/test_lifecycle.py::test_create_waits_for_a_slow_host_start_up_write",

@@ -1,0 +1,109 @@
+"""Races forced with the replay tool: each holds one file-system call in one process to force
+the order that breaks a rule without its guard, and checks the safe outcome."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import Cli, group_members, pid_alive, wait_until
+
+pytestmark = pytest.mark.integration
+
+
+def _held(log: Path, count: int = 1) -> bool:
+    return log.exists() and log.read_text().count("hold ") >= count
+
+
+def test_reconcile_rereads_before_it_writes(cli: Cli, tmp_path: Path) -> None:
+    """ReconcileRereads (R4): the program exits and its host ends while list judges the host;
+    list must not write failed over the exit it did not read."""
+    created = cli.create("sh", "-c", "sleep 1; exit 0")
+    sid = created["sessionId"]
+    log = tmp_path / "replay.log"
+    listing = cli.start("list", env=cli.replay_env("list:read:/host.json:1:3000", log))
+    wait_until(lambda: _held(log), what="list to hold its host.json read")
+    wait_until(lambda: cli.manifest(sid)["status"] == "exited", what="exit")
+    wait_until(lambda: not pid_alive(created["hostPid"]), what="host to end")
+    listing.communicate(timeout=30)
+    assert listing.returncode == 0
+    manifest = cli.manifest(sid)
+    assert manifest["status"] == "exited" and manifest["exitCode"] == 0
+
+
+def test_host_death_in_its_start_up_write_leaves_a_named_program(cli: Cli, tmp_path: Path) -> None:
+    """RecordsProgramSync (R16): program.json names the program before the start-up write, so
+    destroy --force can stop it after the host died in that write."""
+    log = tmp_path / "replay.log"
+    env = cli.replay_env("host:rename:/session.json:1:30000", log)
+    creating = cli.start("create", "--", "sh", "-c", 'trap "" HUP; sleep 300 & wait', env=env)
+    wait_until(lambda: _held(log), what="host to hold its start-up write")
+    (folder,) = (cli.home / "sessions").iterdir()
+    program = json.loads((folder / "program.json").read_text())
+    manifest = json.loads((folder / "session.json").read_text())
+    assert manifest["childPid"] is None, "the start-up write is still held"
+    wait_until(lambda: len(group_members(program["pid"])) >= 2, what="sleep to start")
+    os.kill(manifest["hostPid"], signal.SIGKILL)
+    creating.communicate(timeout=30)
+    assert creating.returncode == 6
+    done = cli.run("destroy", folder.name, "--force")
+    assert done.code == 0, done.stdout
+    assert group_members(program["pid"]) == []
+
+
+def test_destroy_run_by_the_program_before_the_start_up_write(cli: Cli, tmp_path: Path) -> None:
+    """InsideCheckReadsEnv (R14): no manifest names the program yet, so the inside check must
+    read AGENT_TTY_SESSION_ID; destroy re-runs outside and reports."""
+    out = tmp_path / "out.json"
+    log = tmp_path / "replay.log"
+    command = " ".join(cli.command)
+    env = cli.replay_env("host:rename:/session.json:1:4000", log)
+    creating = cli.start(
+        "create", "--", "sh", "-c", f'{command} --json destroy "$AGENT_TTY_SESSION_ID" --force > {out}; sleep 300', env=env
+    )
+    creating.communicate(timeout=60)
+    wait_until(lambda: out.exists() and out.read_text().strip(), timeout=20, what="destroy's report")
+    doc = json.loads(out.read_text())
+    assert doc["ok"] is True and doc["result"]["destroyed"] is True, doc
+    (folder,) = (cli.home / "sessions").iterdir()
+    assert json.loads((folder / "session.json").read_text())["status"] == "destroyed"
+
+
+def test_reconcile_repairs_a_destroyed_it_wrote_over(cli: Cli, tmp_path: Path) -> None:
+    """ReconcileRepairsDestroyed (R18): list writes failed after destroy --force wrote destroyed."""
+    created = cli.create("cat")
+    sid = created["sessionId"]
+    os.kill(created["hostPid"], signal.SIGKILL)
+    wait_until(lambda: not pid_alive(created["hostPid"]), what="host death")
+    log = tmp_path / "replay.log"
+    listing = cli.start("list", env=cli.replay_env("list:rename:/session.json:1:4000", log))
+    wait_until(lambda: _held(log), what="list to hold its failed write")
+    done = cli.run("destroy", sid, "--force")
+    assert done.code == 0 and done.result["destroyed"] is True
+    listing.communicate(timeout=30)
+    assert cli.manifest(sid)["status"] == "destroyed"
+
+
+def test_reconcile_repairs_a_marked_failed_a_killed_reconcile_left(cli: Cli, tmp_path: Path) -> None:
+    """ReconcileRepairsMarked (R18): the reconcile that wrote failed over destroyed dies before
+    its repair; the next reconcile finds the marker and writes destroyed."""
+    created = cli.create("cat")
+    sid = created["sessionId"]
+    os.kill(created["hostPid"], signal.SIGKILL)
+    wait_until(lambda: not pid_alive(created["hostPid"]), what="host death")
+    log = tmp_path / "replay.log"
+    hold = "list:rename:/session.json:1:4000,list:rename:/session.json:2:60000"
+    listing = cli.start("list", env=cli.replay_env(hold, log))
+    wait_until(lambda: _held(log), what="list to hold its failed write")
+    assert cli.run("destroy", sid, "--force").result["destroyed"] is True
+    wait_until(lambda: _held(log, 2), timeout=20, what="list to hold its repair")
+    listing.kill()
+    listing.communicate(timeout=30)
+    assert cli.manifest(sid)["status"] == "failed", "the killed reconcile left failed"
+    after = cli.run("list", "--all").result["sessions"]
+    assert after[0]["status"] == "destroyed"
+    assert cli.manifest(sid)["status"] == "destroyed"
