@@ -21,14 +21,14 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
     "ProvesGroupOwnership": (
         [(
             "plugins/linux_autogroup/__init__.py",
-            "    verdict, member = _judge(group)\n    if verdict is GroupVerdict.OWNED:",
-            "    verdict, member = _judge(group)\n    if verdict is GroupVerdict.UNPROVEN:\n        groups.signal_group(group.pid, signal)\n    if verdict is GroupVerdict.OWNED:",
+            "    verdict, member = _judge(group)\n    if verdict is GroupVerdict.GONE and signal == signals.SIGKILL:",
+            "    verdict, member = _judge(group)\n    if verdict is GroupVerdict.UNPROVEN:\n        groups.signal_group(group.pid, signal)\n    if verdict is GroupVerdict.GONE and signal == signals.SIGKILL:",
         )],
-        "tests/integration/test_never_kill_unrelated.py::test_reused_group_id_is_never_signalled[destroy-force]",
+        "tests/integration/test_never_kill_unrelated.py::test_reused_group_id_is_never_signalled[linux_autogroup-destroy-force]",
     ),
     "KillsProgramGroup": (
         [("plugins/_posix/groups.py", "        os.killpg(_checked(pgid), signal)", "        os.kill(_checked(pgid), signal)")],
-        "tests/integration/test_lifecycle.py::test_destroy_ends_a_group_that_ignores_hangup[True]",
+        "tests/integration/test_lifecycle.py::test_destroy_ends_a_group_that_ignores_hangup[linux_autogroup-True]",
     ),
     "GcKeepsLiveGroup": (
         [("agent_tty/lifecycle/gc.py", "    if manifest.status is not Status.DESTROYED and _group_runs(engine, engine.group(paths)):", "    if False:")],
@@ -43,7 +43,7 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         "tests/integration/test_lifecycle.py::test_destroy_stops_what_an_exited_program_left",
     ),
     "ReRunsInNewSession": (
-        [("agent_tty/cli/commands/destroy.py", '    if os.environ.get(RERUN_ENV) != "1" and _runs_inside(engine, paths, session_id):', "    if False:")],
+        [("agent_tty/cli/commands/destroy.py", "    elif _runs_inside(engine, paths, session_id):", "    elif False:")],
         "tests/integration/test_lifecycle.py::test_destroy_from_inside_the_program_reruns_outside",
     ),
     # Off Windows the two are redundant with each other: the host's marker check stops a

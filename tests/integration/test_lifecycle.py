@@ -48,7 +48,9 @@ def test_files_are_private(cli: Cli) -> None:
 
 
 @pytest.mark.parametrize("force", [False, True])
-def test_destroy_ends_a_group_that_ignores_hangup(cli: Cli, force: bool) -> None:
+@pytest.mark.parametrize("mechanism", sorted({"linux_autogroup", default_mechanism()}))
+def test_destroy_ends_a_group_that_ignores_hangup(cli: Cli, force: bool, mechanism: str) -> None:
+    cli.pin = mechanism
     created = cli.create(*HUP_IGNORING_TREE)
     pgid = created["childPid"]
     wait_until(lambda: len(group_members(pgid)) >= 2, what="sleep to start")

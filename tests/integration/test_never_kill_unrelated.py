@@ -9,9 +9,16 @@ from collections.abc import Callable
 
 import pytest
 
-from tests.conftest import Cli, pid_alive, wait_until
+from tests.conftest import Cli, default_mechanism, pid_alive, wait_until
 
 pytestmark = pytest.mark.integration
+
+
+@pytest.fixture(params=sorted({"linux_autogroup", default_mechanism()}))
+def cli(request, cli: Cli) -> Cli:  # type: ignore[no-untyped-def]
+    """Every proof here is checked on each mechanism this user can use."""
+    cli.pin = request.param
+    return cli
 
 
 def _edit(path, **changes) -> None:  # type: ignore[no-untyped-def]
