@@ -123,6 +123,34 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         [("agent_tty/lifecycle/reconcile.py", "    if manifest.status is Status.DESTROYED or not exists(paths.destroyed_marker):\n", "    if True:\n")],
         "tests/integration/test_replays.py::test_reconcile_repairs_a_marked_failed_a_killed_reconcile_left",
     ),
+    "TokenNamesProgram": (
+        [("plugins/linux_autogroup/__init__.py", "            if leads_own_session:\n                return {", "            if True:\n                return {")],
+        "tests/platforms/linux_autogroup/test_contract.py::test_no_token_for_a_child_that_shows_the_hosts_session",
+    ),
+    "UnsharedGroupReadsUnknown": (
+        [("plugins/linux_autogroup/__init__.py", "def _shares_host_pids(group: GroupRef) -> bool:\n", "def _shares_host_pids(group: GroupRef) -> bool:\n    return True\n")],
+        "tests/platforms/linux_cgroup/test_namespaces.py::test_cli_in_another_pid_namespace_destroys_an_ended_session",
+    ),
+    "CreateRecordsHost": (
+        [("agent_tty/lifecycle/create.py", "        if identity is not None:\n            write_record(paths.host,", "        if False:\n            write_record(paths.host,")],
+        "tests/platforms/linux_cgroup/test_namespaces.py::test_cli_in_another_pid_namespace_reads_a_starting_host_through_host_json",
+    ),
+    "DestroyKeepsExitCode": (
+        [("agent_tty/lifecycle/engine.py", "            ended_at=manifest.ended_at or now,\n            failure=None,", "            ended_at=manifest.ended_at or now,\n            failure=None,\n            exit_code=None,")],
+        "tests/integration/test_lifecycle.py::test_program_exit_is_recorded_with_its_code",
+    ),
+    "DestroyRecordsDestroyed": (
+        [("agent_tty/lifecycle/destroy.py", "    if again.status is Status.DESTROYED:\n        return again\n    return engine.record_destroyed(paths, again)", "    return again")],
+        "tests/integration/test_lifecycle.py::test_destroy_ends_a_group_that_ignores_hangup[linux_autogroup-True]",
+    ),
+    "ReusedIdReadsGone": (
+        [("plugins/linux_autogroup/__init__.py", "        return False  # ReusedIdReadsGone", "        return True  # ReusedIdReadsGone")],
+        "tests/integration/test_never_kill_unrelated.py::test_reused_group_id_is_never_signalled[linux_autogroup-destroy]",
+    ),
+    "FallbackNeedsFolder": (
+        [("plugins/linux_autogroup/__init__.py", "    if not group.folder.is_dir():\n        return GroupVerdict.GONE, None  # FallbackNeedsFolder", "    if False:\n        return GroupVerdict.GONE, None  # FallbackNeedsFolder")],
+        "tests/platforms/linux_autogroup/test_contract.py::test_no_token_proves_only_a_matching_leader",
+    ),
     "CreateRecordsHostPid": (
         [("agent_tty/lifecycle/create.py", "        engine.write_manifest(paths, manifest.replace(host_pid=host.pid))", "        engine.write_manifest(paths, manifest)")],
         "tests/integration/test_lifecycle.py::test_create_waits_for_a_slow_host_start_up_write",

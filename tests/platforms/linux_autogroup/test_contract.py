@@ -142,3 +142,16 @@ def test_host_identity_without_a_boot_id_reads_unknown() -> None:
     identity = plugin.agent_tty_capture_host(mechanism="linux_autogroup", pid=os.getpid())
     broken = {k: v for k, v in identity.items() if k != "bootId"}
     assert plugin.agent_tty_judge_host(mechanism="linux_autogroup", pid=os.getpid(), identity=broken) is HostVerdict.UNKNOWN
+
+
+def test_no_token_for_a_child_that_shows_the_hosts_session() -> None:
+    """TokenNamesProgram: a child that does not lead its own session still shows the host's
+    autogroup; its record must carry no token (nothing of the program would carry it)."""
+    from agent_tty_plugins import linux_autogroup as plugin
+
+    child = subprocess.Popen(["sleep", "30"])  # no setsid: our session, our autogroup
+    try:
+        assert plugin.capture_token(child.pid, os.getpid()) is None
+    finally:
+        child.kill()
+        child.wait()

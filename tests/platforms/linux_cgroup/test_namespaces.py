@@ -101,3 +101,23 @@ def test_cli_in_another_pid_namespace_destroys_an_ended_session(cli: Cli, mechan
         # so the group reads unshared and destroy waits it out (docs/USAGE.md, Limits).
         assert done.returncode == 5 and doc["error"]["code"] == "HOST_TIMEOUT", doc
         assert cli.manifest(sid)["status"] == "exited"
+
+
+def test_cli_in_another_pid_namespace_reads_a_starting_host_through_host_json(cli: Cli, tmp_path: Path) -> None:
+    """CreateRecordsHost (R2): create writes host.json before its first manifest, so a list in
+    another pid namespace, which finds no process with the host's pid, reads the host unknown
+    (not dead) while the host has not written its own record yet."""
+    log = tmp_path / "replay.log"
+    creating = cli.start("create", "--", "sleep", "300", env=cli.replay_env("host:read:/session.json:1:3000", log))
+    wait_until(lambda: log.exists() and "hold" in log.read_text(), what="the host to hold its manifest read")
+    listed = subprocess.run(
+        ["unshare", "--pid", "--fork", *agent_tty_command(), "--json", "list"],
+        env=cli.env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    session = json.loads(listed.stdout)["result"]["sessions"][0]
+    assert session["status"] == "running", session
+    out, _ = creating.communicate(timeout=30)
+    assert creating.returncode == 0 and json.loads(out)["result"]["status"] == "running"
