@@ -106,9 +106,9 @@ def main() -> int:
         backends = ["ghostty", "pyte"]
         for backend in backends:
             if backend == "ghostty":
-                try:
-                    import pyghostty  # noqa: F401
-                except ImportError:
+                import importlib.util
+
+                if importlib.util.find_spec("pyghostty") is None:
                     continue
             size = args.megabytes if backend == "ghostty" else min(args.megabytes, 0.5)
             add(f"throughput {backend} {size:g} MB", "ours", throughput(ours, env, work, size, backend))

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import sys
+TYPE_CHECKING = False  # not typing's: importing typing costs `version` several ms
+if TYPE_CHECKING:
+    from agent_tty.protocol.errors import AgentTtyError
 
-# No typing or json import here: `version` must start in a few ms (docs/adr/0003).
+# No json import here: `version` must start in a few ms (docs/adr/0003).
 
 
 class Globals:
@@ -31,7 +34,7 @@ def emit(result: dict[str, object], human: str | None = None) -> None:
     sys.stdout.flush()
 
 
-def emit_error(err: "AgentTtyError") -> int:  # noqa: F821 (no import at start-up)
+def emit_error(err: AgentTtyError) -> int:
     if GLOBALS.json:
         import json
 

@@ -6,7 +6,6 @@ scripts/test, which installs the setuid-root helper tests/fixtures/root_sleeper.
 from __future__ import annotations
 
 import os
-import signal
 import time
 
 import pytest

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import typer
 
-from agent_tty.cli.output import GLOBALS, emit
+from agent_tty.cli.output import emit
 
 
 def command(

@@ -79,9 +79,8 @@ def command(
 def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """An ended session's screen can no longer change: judge its last screen once."""
     from agent_tty.host.terminal import compile_wait
-    from agent_tty.terminal.replay import read_log
+    from agent_tty.terminal.replay import output_bytes, read_log
     from agent_tty.terminal.screen import open_screen
-    from agent_tty.terminal.replay import output_bytes
 
     kind, pattern, _quiet = compile_wait(request)
     header, events = read_log(paths.events)
