@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import enum
-from typing import Any
+
 
 
 class ExitCode(enum.IntEnum):
@@ -72,7 +72,7 @@ EXIT_CODES: dict[ErrorCode, ExitCode] = {
 class AgentTtyError(Exception):
     """The one error the engine raises on purpose; the CLI prints it as an envelope."""
 
-    def __init__(self, code: ErrorCode, message: str, **details: Any) -> None:
+    def __init__(self, code: ErrorCode, message: str, **details: object) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -82,12 +82,12 @@ class AgentTtyError(Exception):
     def exit_code(self) -> ExitCode:
         return EXIT_CODES[self.code]
 
-    def with_details(self, **details: Any) -> AgentTtyError:
+    def with_details(self, **details: object) -> AgentTtyError:
         self.details.update({k: v for k, v in details.items() if v is not None})
         return self
 
 
-def invalid(message: str, **details: Any) -> AgentTtyError:
+def invalid(message: str, **details: object) -> AgentTtyError:
     return AgentTtyError(ErrorCode.INVALID_INPUT, message, **details)
 
 
@@ -97,5 +97,5 @@ def not_found(session_id: str) -> AgentTtyError:
     )
 
 
-def storage_error(message: str, path: str | None = None, **details: Any) -> AgentTtyError:
+def storage_error(message: str, path: str | None = None, **details: object) -> AgentTtyError:
     return AgentTtyError(ErrorCode.STORAGE_ERROR, message, path=path, **details)
