@@ -5,7 +5,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from agent_tty.lifecycle.engine import GROUP_WAIT_S, POLL_S, Engine, host_timeout, unprovable_error
+from agent_tty.lifecycle.engine import GROUP_WAIT_S, POLL_S, Engine, host_timeout, unprovable_error, unreadable
 from agent_tty.lifecycle.reconcile import reconcile
 from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
@@ -15,12 +15,16 @@ from agent_tty.storage.records import Manifest
 
 PLAIN_DESTROY_TIMEOUT_S = 10.0
 """The host's SIGHUP grace (2 s) plus its group wait (5 s), with room to spare."""
+UNCHECKED_RETRY_S = 0.1
+"""destroy --force reads an unreadable group twice, this far apart, before it goes on blind."""
 
 
 @dataclass(frozen=True)
 class DestroyOutcome:
     manifest: Manifest
     already: bool
+    group_unchecked: str | None = None
+    """Why destroy --force recorded destroyed without checking the program's group."""
 
 
 def destroy(engine: Engine, session_id: str, force: bool) -> DestroyOutcome:
@@ -30,10 +34,35 @@ def destroy(engine: Engine, session_id: str, force: bool) -> DestroyOutcome:
     if manifest.status is Status.DESTROYED:
         return DestroyOutcome(manifest, already=True)
     if is_terminal(manifest.status):
+        if force:
+            blind = _unchecked_group(engine, paths, manifest)
+            if blind is not None:
+                return DestroyOutcome(engine.record_destroyed(paths, manifest), already=False, group_unchecked=blind)
         return DestroyOutcome(stop_leftovers_then_record_destroyed(engine, paths, manifest), already=False)
     if force:
-        return DestroyOutcome(_force(engine, paths, manifest), already=False)
+        return _force(engine, paths, manifest)
     return DestroyOutcome(_plain(engine, paths, manifest), already=False)
+
+
+def _unchecked_group(engine: Engine, paths: SessionPaths, manifest: Manifest) -> str | None:
+    """ForceSkipsUnreadableGroup: why the program's group cannot be checked at all, after two
+    tries 100 ms apart, or None when it can. Only --force goes on without the check, so that
+    no session stays beyond every command's reach; a plain destroy and gc report the error."""
+    reason = None
+    for attempt in range(2):
+        try:
+            group = engine.group(paths)
+        except AgentTtyError as err:
+            if not unreadable(err):
+                raise
+            reason = err.message
+        else:
+            if not engine.unprovable(paths, manifest, group):
+                return None
+            reason = f"{paths.program} is missing or does not parse, and the manifest names the program"
+        if attempt == 0:
+            time.sleep(UNCHECKED_RETRY_S)
+    return reason
 
 
 def stop_leftovers_then_record_destroyed(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
@@ -73,7 +102,7 @@ def _plain(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
     return stop_leftovers_then_record_destroyed(engine, paths, final)
 
 
-def _force(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
+def _force(engine: Engine, paths: SessionPaths, manifest: Manifest) -> DestroyOutcome:
     """Kill the proven host (R19), then the group program.json proves, then record destroyed."""
     from agent_tty.platform.types import HostVerdict
 
@@ -90,12 +119,12 @@ def _force(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
         time.sleep(POLL_S)
     # The host is dead, so no program.json can appear after this read.
     again = engine.read_manifest(paths)
-    group = engine.group(paths)
-    if engine.unprovable(paths, again, group):
-        raise unprovable_error(paths, again)
-    if not engine.stop_group_and_wait(group):
+    blind = _unchecked_group(engine, paths, again)
+    if blind is not None:
+        return DestroyOutcome(engine.record_destroyed(paths, again), already=False, group_unchecked=blind)
+    if not engine.stop_group_and_wait(engine.group(paths)):
         raise host_timeout(paths, "a process of the session's program group is still running")
     again = engine.read_manifest(paths)
     if again.status is Status.DESTROYED:
-        return again
-    return engine.record_destroyed(paths, again)
+        return DestroyOutcome(again, already=True)
+    return DestroyOutcome(engine.record_destroyed(paths, again), already=False)

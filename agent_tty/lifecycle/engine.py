@@ -51,12 +51,15 @@ class Engine:
 
     def group(self, paths: SessionPaths) -> GroupRef | None:
         """The group program.json proves; None when there is no record or it does not parse
-        (a record that does not parse proves nothing: no kill)."""
+        (a record that does not parse proves nothing: no kill). A read that fails with an
+        errno a retry does not change (EACCES, EIO, ...) raises: see `unreadable`."""
         from agent_tty.platform.types import GroupRef
 
         try:
             record = read_optional(paths.program, ProgramRecord)
-        except AgentTtyError:
+        except AgentTtyError as err:
+            if unreadable(err):
+                raise
             return None
         if record is None:
             return None
@@ -137,10 +140,21 @@ class Engine:
         )
         self.write_manifest(paths, record)
         unlink_socket(record)
-        group = self.group(paths)
+        try:
+            group = self.group(paths)
+        except AgentTtyError:
+            group = None
         if group is not None:
             self.platform.release_group(group)  # nothing of it runs: destroyed says so
         return record
+
+
+UNREADABLE_ERRNOS = frozenset({"EACCES", "EPERM", "EIO", "EISDIR", "ENOTDIR", "ELOOP", "ENAMETOOLONG"})
+"""Read failures a retry does not change; only these let destroy --force go on blind."""
+
+
+def unreadable(err: AgentTtyError) -> bool:
+    return err.code is ErrorCode.STORAGE_ERROR and err.details.get("errno") in UNREADABLE_ERRNOS
 
 
 def unlink_socket(manifest: Manifest) -> None:
@@ -160,7 +174,7 @@ def unprovable_error(paths: SessionPaths, manifest: Manifest) -> AgentTtyError:
         ErrorCode.HOST_TIMEOUT,
         f"{paths.program} is missing or unreadable, so nothing proves that the program's group "
         f"(process group {manifest.child_pid}) has ended; check it with `ps -o pid,pgid,args -g "
-        f"{manifest.child_pid}` and remove {paths.folder} by hand once it has",
+        f"{manifest.child_pid}`: `destroy --force` records the session destroyed without that check",
         sessionId=paths.session_id,
         path=str(paths.program),
     )

@@ -9,7 +9,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent_tty.lifecycle.engine import Engine, unlink_socket
+from agent_tty.lifecycle.engine import Engine, unlink_socket, unreadable
 from agent_tty.lifecycle.reconcile import reconcile
 from agent_tty.protocol.errors import AgentTtyError
 from agent_tty.protocol.status import Status, policy
@@ -48,6 +48,8 @@ def gc(engine: Engine, options: GcOptions) -> GcReport:
             if err.code.value == "SESSION_NOT_FOUND":
                 continue  # another command removed it meanwhile
             reason = f"{err.code.value}: {err.message}"
+            if unreadable(err):
+                reason = f"failed to check the session's program group (destroy --force removes it): {err.message}"
         except Exception as err:  # one broken session must not stop the others' collection
             reason = f"INTERNAL_ERROR: {type(err).__name__}: {err}"
         if reason is None:
@@ -86,7 +88,10 @@ def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
         return f"session is {last.status.value}"
     if options.dry_run:
         return None
-    group = engine.group(paths)
+    try:
+        group = engine.group(paths)
+    except AgentTtyError:
+        group = None  # checked above; only the leaf's release needs it
     _remove(paths.folder)
     unlink_socket(last)
     if group is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import os
 import secrets
 from pathlib import Path
@@ -73,7 +74,8 @@ def read_bytes(path: Path) -> bytes:
     except NotADirectoryError:
         raise FileNotFoundError(str(path)) from None
     except OSError as err:
-        raise storage_error(f"cannot read {path}: {err.strerror}", str(path)) from None
+        code = errno.errorcode.get(err.errno or 0)
+        raise storage_error(f"cannot read {path}: {err.strerror}", str(path), errno=code) from None
 
 
 def read_record(path: Path, kind: type[R]) -> R:

@@ -39,11 +39,15 @@ def test_a_missing_program_record_blocks_the_end_of_an_active_session(cli: Cli) 
     (cli.folder(sid) / "program.json").unlink()
     try:
         assert cli.run("list").result["sessions"][0]["status"] == "running"
-        done = cli.run("destroy", sid, "--force")
+        done = cli.run("destroy", sid)
         assert done.code == 5 and done.error["code"] == "HOST_TIMEOUT"
-        assert "program.json" in done.error["message"]
+        assert "program.json" in done.error["message"] and "destroy --force" in done.error["message"]
         assert cli.manifest(sid)["status"] == "running"
         assert pid_alive(program)
+        # ForceSkipsUnreadableGroup: --force is the way out, and says what it did not check.
+        forced = cli.run("destroy", sid, "--force")
+        assert forced.code == 0 and forced.result["status"] == "destroyed"
+        assert forced.result["groupUnchecked"] is True and "may still run" in forced.result["warning"]
     finally:
         os.kill(program, signal.SIGKILL)  # this test's own session program, by pid
 
@@ -61,3 +65,21 @@ def test_create_interrupted_before_its_first_manifest_leaves_no_folder(cli: Cli,
 def test_invalid_create_timeout_is_exit_2(cli: Cli) -> None:
     done = cli.run("create", "--", "true", env={"AGENT_TTY_CREATE_TIMEOUT_S": "soon"})
     assert done.code == 2 and "AGENT_TTY_CREATE_TIMEOUT_S" in done.error["message"]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file of mode 000")
+def test_an_unreadable_program_record_has_a_way_out(cli: Cli) -> None:
+    """ForceSkipsUnreadableGroup: EACCES on program.json does not change on retry; plain destroy
+    and gc report it (gc names the way out), destroy --force records destroyed unchecked."""
+    created = cli.create("sh", "-c", "exit 3")
+    sid = created["sessionId"]
+    wait_until(lambda: cli.manifest(sid)["status"] == "exited", what="exit")
+    record = cli.folder(sid) / "program.json"
+    record.chmod(0o000)
+    plain = cli.run("destroy", sid)
+    assert plain.code == 8 and plain.error["code"] == "STORAGE_ERROR", plain.stdout
+    (skipped,) = cli.run("gc").result["skippedSessions"]
+    assert "destroy --force removes it" in skipped["reason"]
+    forced = cli.run("destroy", sid, "--force").result
+    assert forced["status"] == "destroyed" and forced["groupUnchecked"] is True and forced["exitCode"] == 3
+    assert cli.run("gc").result["removedSessions"] == [sid]

@@ -37,7 +37,15 @@ def command(
         "exitCode": manifest.exit_code,
         "exitSignal": manifest.exit_signal,
     }
-    emit(result, f"{manifest.session_id} destroyed")
+    human = f"{manifest.session_id} destroyed"
+    if outcome.group_unchecked:
+        result["groupUnchecked"] = True
+        result["warning"] = (
+            f"the program's group was not checked ({outcome.group_unchecked}); "
+            "a process the program left may still run"
+        )
+        human += f"\nwarning: {result['warning']}"
+    emit(result, human)
     return 0
 
 
