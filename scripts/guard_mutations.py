@@ -140,7 +140,7 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         "tests/integration/test_lifecycle.py::test_program_exit_is_recorded_with_its_code",
     ),
     "DestroyRecordsDestroyed": (
-        [("agent_tty/lifecycle/destroy.py", "    if again.status is Status.DESTROYED:\n        return again\n    return engine.record_destroyed(paths, again)", "    return again")],
+        [("agent_tty/lifecycle/destroy.py", "    return DestroyOutcome(engine.record_destroyed(paths, again), already=False)\n", "    return DestroyOutcome(again, already=False)\n")],
         "tests/integration/test_lifecycle.py::test_destroy_ends_a_group_that_ignores_hangup[linux_autogroup-True]",
     ),
     "ReusedIdReadsGone": (
