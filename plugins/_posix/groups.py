@@ -13,7 +13,7 @@ class Probe(enum.Enum):
 
 
 def _checked(pgid: int) -> int:
-    # killpg(0) is our own group and kill(-1) is every process we may signal.
+    # Group id 0 means our own group, and -1 every process we may signal: never.
     if type(pgid) is not int or pgid <= 1:
         raise ValueError(f"refusing to signal process group {pgid!r}")
     return pgid
