@@ -3,7 +3,7 @@
     AGENT_TTY_STRESS_SECONDS=600 .venv/bin/python -m pytest tests/stress -s   # longer on demand
 
 Workers run create, list, inspect, destroy, destroy --force, gc and gc --dry-run as real CLI
-processes, and SIGKILL random hosts. After every step an invariant checker reads the Home and
+processes, SIGKILL random hosts, and SIGKILL some of their own CLI processes mid-command. After every step an invariant checker reads the Home and
 the process table and records any broken rule:
 - R1: a session folder is gone while its host still runs (for more than a second);
 - R3: a session that read terminal reads active again;
@@ -216,8 +216,8 @@ def test_concurrent_commands_break_no_rule(cli: Cli, tmp_path: Path) -> None:
 
     def step(worker_rng: random.Random) -> None:
         op = worker_rng.choices(
-            ["create", "list", "list-all", "inspect", "destroy", "destroy-force", "gc", "gc-dry", "kill-host"],
-            weights=[4, 2, 1, 2, 2, 2, 2, 1, 1],
+            ["create", "list", "list-all", "inspect", "destroy", "destroy-force", "gc", "gc-dry", "kill-host", "interrupt"],
+            weights=[4, 2, 1, 2, 2, 2, 2, 1, 1, 2],
         )[0]
         ids = known()
         active = sum(1 for s, st in checker.last_status.items() if st not in TERMINAL and s in ids)
@@ -226,6 +226,19 @@ def test_concurrent_commands_break_no_rule(cli: Cli, tmp_path: Path) -> None:
         if op == "kill-host":
             if _sigkill_host(cli.home, cli.home / "sessions"):
                 counts[op] += 1
+            return
+        if op == "interrupt":
+            # A command that dies mid-way (an agent killed, a CI step cancelled): the next
+            # commands must still find every rule kept.
+            target = worker_rng.choice(known() or ["none"])
+            victim = worker_rng.choice(
+                [["list"], ["gc"], ["destroy", target], ["destroy", "--force", target], ["inspect", target]]
+            )
+            process = cli.start(*victim)
+            time.sleep(worker_rng.uniform(0.0, 0.25))
+            process.kill()  # our own child, by its handle
+            process.communicate()
+            counts[op] += 1
             return
         target = worker_rng.choice(ids) if ids else None
         args = {
