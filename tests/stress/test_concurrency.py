@@ -203,6 +203,7 @@ def _sigkill_host(home: Path, sessions: Path) -> bool:
     return False
 
 
+@pytest.mark.timeout(SECONDS + 180)
 def test_concurrent_commands_break_no_rule(cli: Cli, tmp_path: Path) -> None:
     checker = Checker(cli.home)
     canaries = [Canary(tmp_path, i) for i in range(2)]
