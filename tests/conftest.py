@@ -162,6 +162,7 @@ def cli(tmp_path: Path) -> Iterator[Cli]:
     if sessions.is_dir():
         for session_id in os.listdir(sessions):
             client.run("destroy", "--force", session_id, timeout=30)
+        client.run("gc", timeout=60)  # removes the folders and frees what they held (cgroup leaves)
     survivors = []
     deadline = time.monotonic() + 3
     while time.monotonic() < deadline:

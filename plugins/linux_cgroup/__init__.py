@@ -213,7 +213,11 @@ def agent_tty_spawn(request: SpawnRequest) -> ProgramHandle | None:
     try:
         return spawn_in_pty(request, before_exec=enter_leaf)
     except BaseException:
-        _rmdir_when_empty(leaf)
+        # The child that failed to exec may still be ending inside the leaf: give it a moment.
+        for _attempt in range(50):
+            if _rmdir_when_empty(leaf):
+                break
+            time.sleep(0.002)
         raise
 
 
