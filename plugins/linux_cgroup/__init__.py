@@ -104,10 +104,26 @@ class Placement:
 _probed: tuple[ProbeResult, Placement | None] | None = None
 
 
+def _clear_stale_probes(parent: Path) -> None:
+    """Probe leaves of processes that were killed mid-probe (their pid is in the name)."""
+    try:
+        names = [n for n in os.listdir(parent) if n.startswith("probe-")]
+    except OSError:
+        return
+    for name in names:
+        try:
+            pid = int(name.split("-")[1])
+        except (IndexError, ValueError):
+            continue
+        if pid != os.getpid() and not Path(f"/proc/{pid}").exists():
+            _rmdir_when_empty(parent / name)
+
+
 def _try_base(mount: Path, base: Path) -> tuple[Placement | None, str]:
     parent = base / f"agent-tty-{os.getuid()}"
     try:
         parent.mkdir(mode=0o755, exist_ok=True)
+        _clear_stale_probes(parent)
         leaf = parent / f"probe-{os.getpid()}-{time.monotonic_ns()}"
         leaf.mkdir()
     except OSError as err:
