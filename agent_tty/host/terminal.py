@@ -8,7 +8,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
-from agent_tty.terminal.screen import Reply, Screen, open_screen, screen_hash
+from agent_tty.terminal.screen import Reply, Screen, open_screen, screen_hash, search_text
 
 PENDING_LIMIT = 4 << 20
 """Output kept before the screen exists; past this the screen is built at once."""
@@ -60,8 +60,7 @@ class LiveScreen:
             self.screen().resize(cols, rows)
 
     def search_text(self) -> str:
-        screen = self.screen()
-        return "\n".join([*screen.scrollback(), *screen.lines()])
+        return search_text(self.screen())
 
     def remember(self, seq: int) -> None:
         """The screen as it was at an input or mark: the baseline of a later wait."""

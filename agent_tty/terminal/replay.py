@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
@@ -38,9 +39,21 @@ def output_bytes(event: Event) -> bytes:
     return (event.data or "").encode("utf-8", "surrogateescape")
 
 
-def replay(path: Path, backend: str | None = None) -> tuple[Screen, int, list[Event]]:
-    """Feed every output and resize, in order, to a fresh screen that answers no query."""
+def replay(
+    path: Path, backend: str | None = None, on_event: Callable[[Screen, Event], None] | None = None
+) -> tuple[Screen, int, list[Event]]:
+    """Feed every output and resize, in order, to a fresh screen that answers no query;
+    `on_event` sees the screen as it stands after each event."""
     header, events = read_log(path)
+    return replay_events(header, events, backend, on_event)
+
+
+def replay_events(
+    header: EventLogHeader,
+    events: list[Event],
+    backend: str | None = None,
+    on_event: Callable[[Screen, Event], None] | None = None,
+) -> tuple[Screen, int, list[Event]]:
     screen = open_screen(header.cols, header.rows, None, backend)
     last = 0
     for event in events:
@@ -48,5 +61,7 @@ def replay(path: Path, backend: str | None = None) -> tuple[Screen, int, list[Ev
             screen.feed(output_bytes(event))
         elif event.type == "resize" and event.cols and event.rows:
             screen.resize(event.cols, event.rows)
+        if on_event is not None:
+            on_event(screen, event)
         last = event.seq
     return screen, last, events

@@ -72,6 +72,11 @@ def open_screen(cols: int, rows: int, on_reply: Reply | None = None, backend: st
     return PyteScreen(cols, rows, on_reply)
 
 
+def search_text(screen: Screen) -> str:
+    """What a wait searches: the scrollback, then the visible rows."""
+    return "\n".join([*screen.scrollback(), *screen.lines()])
+
+
 def screen_hash(lines: list[str]) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
 

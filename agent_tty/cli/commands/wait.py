@@ -79,8 +79,8 @@ def command(
 def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """An ended session's screen can no longer change: judge its last screen once."""
     from agent_tty.host.terminal import compile_wait
-    from agent_tty.terminal.replay import output_bytes, read_log
-    from agent_tty.terminal.screen import open_screen
+    from agent_tty.terminal.replay import read_log, replay_events
+    from agent_tty.terminal.screen import search_text
 
     kind, pattern, _quiet = compile_wait(request)
     header, events = read_log(paths.events)
@@ -89,17 +89,15 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
     if kind != "text" and kind != "regex":
         return {"matched": True, "timedOut": False, "seq": last, **ended}
     assert pattern is not None
-    screen = open_screen(header.cols, header.rows, None)
-    baseline_count = 0
     after = request.get("afterSeq")
     if after == "last":
         after = max((e.seq for e in events if e.type in ("input", "marker")), default=None)
-    for event in events:
-        if event.type == "output":
-            screen.feed(output_bytes(event))
-        elif event.type == "resize" and event.cols and event.rows:
-            screen.resize(event.cols, event.rows)
-        if after is not None and event.seq == after:
-            baseline_count = len(pattern.findall("\n".join([*screen.scrollback(), *screen.lines()])))
-    count = len(pattern.findall("\n".join([*screen.scrollback(), *screen.lines()])))
-    return {"matched": count > baseline_count, "ended": True, "timedOut": False, "seq": last, **ended}
+    baseline = {"count": 0}
+
+    def at_baseline(screen, event) -> None:  # type: ignore[no-untyped-def]
+        if event.seq == after:
+            baseline["count"] = len(pattern.findall(search_text(screen)))
+
+    screen, _seq, _events = replay_events(header, events, on_event=at_baseline if after is not None else None)
+    count = len(pattern.findall(search_text(screen)))
+    return {"matched": count > baseline["count"], "ended": True, "timedOut": False, "seq": last, **ended}
