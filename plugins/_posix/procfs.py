@@ -101,9 +101,16 @@ def group_members(pgid: int) -> list[ProcStat]:
     return scan_group(pgid).members
 
 
+DEFAULT_AUTOGROUP = 0
+"""The autogroup of every process whose ancestors never called setsid since boot (the kernel's
+threads, PID 1 and what it starts directly). Its file is empty; real autogroup ids start at 1."""
+
+
 def parse_autogroup(text: str) -> int | None:
-    # "/autogroup-123 nice 0"
-    first = text.split()[0] if text.split() else ""
+    # "/autogroup-123 nice 0"; an empty file is the default autogroup
+    if not text.strip():
+        return DEFAULT_AUTOGROUP
+    first = text.split()[0]
     if not first.startswith("/autogroup-"):
         return None
     try:
@@ -113,7 +120,8 @@ def parse_autogroup(text: str) -> int | None:
 
 
 def read_autogroup(pid: int | str) -> int | None:
-    """The autogroup id; None when the process is gone. PermissionError passes through."""
+    """The autogroup id (DEFAULT_AUTOGROUP for the default one); None when the process is gone
+    or the kernel has no autogroups. PermissionError passes through."""
     try:
         with open(f"/proc/{pid}/autogroup", "rb") as handle:
             return parse_autogroup(handle.read().decode("ascii", "replace"))

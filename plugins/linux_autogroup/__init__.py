@@ -47,16 +47,15 @@ def agent_tty_probe() -> ProbeResult:
     try:
         own = procfs.read_autogroup("self")
     except OSError as err:
-        own = None
-        why = f"/proc/self/autogroup is not readable ({err.strerror})"
-    else:
-        why = "/proc/self/autogroup shows no autogroup (kernel without CONFIG_SCHED_AUTOGROUP?)"
+        return ProbeResult(MECHANISM, False, RANK, f"/proc/self/autogroup is not readable ({err.strerror})")
     if own is None:
-        return ProbeResult(MECHANISM, False, RANK, why)
+        return ProbeResult(MECHANISM, False, RANK, "no /proc/self/autogroup (kernel without CONFIG_SCHED_AUTOGROUP)")
     if procfs.boot_id() is None:
         return ProbeResult(MECHANISM, False, RANK, "the boot id is not readable")
     if not procfs.proc_shows_own_pid_space():
         return ProbeResult(MECHANISM, False, RANK, "/proc shows another pid namespace")
+    # A caller in the default autogroup (started by PID 1 or a service manager without setsid)
+    # is fine: each session's leader calls setsid and so gets an autogroup of its own.
     return ProbeResult(MECHANISM, True, RANK, "autogroups and /proc are available", {"autogroup": own})
 
 
@@ -111,7 +110,12 @@ def capture_token(pid: int, host_pid: int) -> dict[str, Any] | None:
             and second.ppid == host_pid
             and second.start_time == first.start_time
         )
-        if leads_own_session and autogroup is not None and host_autogroup is not None and autogroup != host_autogroup:
+        if (
+            leads_own_session
+            and autogroup not in (None, procfs.DEFAULT_AUTOGROUP)
+            and host_autogroup is not None
+            and autogroup != host_autogroup
+        ):
             return {"bootId": boot, "startTime": second.start_time, "autogroup": autogroup}
         if time.monotonic() >= deadline:
             if leads_own_session:

@@ -20,7 +20,7 @@ def test_read_own_stat() -> None:
     assert procfs.read_stat(2**22 + 12345) is None
 
 
-@pytest.mark.parametrize("text, value", [("/autogroup-17 nice 0\n", 17), ("", None), ("/other-3 nice 0", None), ("/autogroup-x", None)])
+@pytest.mark.parametrize("text, value", [("/autogroup-17 nice 0\n", 17), ("", procfs.DEFAULT_AUTOGROUP), ("\n", procfs.DEFAULT_AUTOGROUP), ("/other-3 nice 0", None), ("/autogroup-x", None)])
 def test_parse_autogroup(text: str, value: int | None) -> None:
     assert procfs.parse_autogroup(text) == value
 
