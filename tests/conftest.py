@@ -19,6 +19,11 @@ import pytest
 REPO = Path(__file__).resolve().parent.parent
 REPLAY_DIR = Path(__file__).resolve().parent / "replay"
 
+# A runner that starts the suite in the background of a non-interactive shell hands it SIGINT
+# ignored, and every CLI we start would inherit that: tests that press Ctrl-C need the default.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 def default_mechanism() -> str:
     """What new sessions get here: cgroup leaves where this user may make them, else autogroup."""
