@@ -30,6 +30,10 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         [("plugins/_posix/groups.py", "        os.killpg(_checked(pgid), signal)", "        os.kill(_checked(pgid), signal)")],
         "tests/integration/test_lifecycle.py::test_destroy_ends_a_group_that_ignores_hangup[linux_autogroup-True]",
     ),
+    "ReconcileRecordsExit": (
+        [("agent_tty/lifecycle/reconcile.py", "    if last.exit_code is not None or last.exit_signal is not None:", "    if False:")],
+        "tests/integration/test_lifecycle.py::test_host_death_after_the_program_exit_keeps_the_exit",
+    ),
     "GcKeepsLiveGroup": (
         [("agent_tty/lifecycle/gc.py", "    if manifest.status is not Status.DESTROYED and _group_runs(engine, engine.group(paths)):", "    if False:")],
         "tests/integration/test_lifecycle.py::test_destroy_stops_what_an_exited_program_left",

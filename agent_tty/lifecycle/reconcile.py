@@ -42,15 +42,19 @@ def reconcile(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Reconc
     if is_terminal(last.status):
         return Reconciled(repair_marked(engine, paths, last), "dead")
     now = time.time()
-    failed = engine.write_manifest(
-        paths, last.replace(status=Status.FAILED, updated_at=now, ended_at=now, failure=HOST_DEATH)
-    )
-    unlink_socket(failed)
+    if last.exit_code is not None or last.exit_signal is not None:
+        # ReconcileRecordsExit (R4): the host recorded the program's exit (exiting) and died
+        # while it waited for what the program left; the outcome is known: exited.
+        ended = last.replace(status=Status.EXITED, updated_at=now, ended_at=now)
+    else:
+        ended = last.replace(status=Status.FAILED, updated_at=now, ended_at=now, failure=HOST_DEATH)
+    written = engine.write_manifest(paths, ended)
+    unlink_socket(written)
     # ReconcileRepairsDestroyed: a destroy that wrote its marker while we waited chose
     # destroyed; our write may have replaced its record, so write destroyed again.
     if exists(paths.destroyed_marker):
         return Reconciled(engine.record_destroyed(paths, last), "dead")
-    return Reconciled(failed, "dead")
+    return Reconciled(written, "dead")
 
 
 def _reread(engine: Engine, paths: SessionPaths) -> Manifest:

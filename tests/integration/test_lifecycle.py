@@ -77,6 +77,23 @@ def test_host_killed_then_list_records_failed_and_ends_group(cli: Cli) -> None:
     assert cli.manifest(created["sessionId"])["childPid"] == pgid
 
 
+def test_host_death_after_the_program_exit_keeps_the_exit(cli: Cli) -> None:
+    """ReconcileRecordsExit (R4), found by the model: the program exited and the host died
+    while it waited for what the program left. The exit is recorded, so the session ends
+    `exited` with its code, not `failed`."""
+    created = cli.create("sh", "-c", 'trap "" HUP; sleep 300 & exit 3')
+    sid, pgid = created["sessionId"], created["childPid"]
+    wait_until(lambda: cli.manifest(sid)["status"] == "exiting", what="exiting")
+    os.kill(created["hostPid"], signal.SIGKILL)
+    wait_until(lambda: not pid_alive(created["hostPid"]), what="host to die")
+
+    (entry,) = cli.run("list", "--all").result["sessions"]
+    manifest = cli.manifest(sid)
+    assert (entry["status"], manifest["status"]) == ("exited", "exited")
+    assert manifest["exitCode"] == 3 and manifest["failure"] is None
+    assert manifest["childPid"] == pgid and group_members(pgid) == []
+
+
 def test_program_exit_is_recorded_with_its_code(cli: Cli) -> None:
     created = cli.create("sh", "-c", "exit 7")
     sid = created["sessionId"]
