@@ -1,0 +1,106 @@
+"""model/facts.py reads each guard from the code: removing the guard turns its fact FALSE, and a
+comment or a re-indented line changes no fact and no hash."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+import shutil
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+facts = _load("model_facts", ROOT / "model" / "facts.py")
+mutations = _load("guard_mutations", ROOT / "scripts" / "guard_mutations.py")
+# The mutation table's edits remove guards from the real code; those the model names as well.
+SHARED = sorted(set(mutations.MUTATIONS) & set(facts.GUARDS))
+
+
+@pytest.fixture()
+def tree(tmp_path: Path) -> Path:
+    for part in ("agent_tty", "plugins", "model"):
+        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__", ".cache", "results"))
+    return tmp_path
+
+
+def test_every_guard_reads_true_in_the_code() -> None:
+    current = facts.collect(ROOT)
+    assert [name for name, value in current["guards"].items() if not value] == []
+    assert "missing" not in current["hashes"].values()
+
+
+def test_the_mutation_table_covers_most_model_guards() -> None:
+    assert len(SHARED) >= 20, SHARED
+
+
+@pytest.mark.parametrize("guard", SHARED)
+def test_removing_a_guard_turns_its_fact_false(tree: Path, guard: str) -> None:
+    edits, _test = mutations.MUTATIONS[guard]
+    for path, guarded, without in edits:
+        file = tree / path
+        file.write_text(file.read_text().replace(guarded, without))
+    after = facts.collect(tree)
+    assert after["guards"][guard] is False
+    facts.collect(ROOT)  # leave the module pointing at the real tree
+
+
+def test_comments_and_layout_change_no_fact_and_no_hash(tree: Path) -> None:
+    before = facts.collect(tree)
+    for path in {path for path, _names in facts.COVERED.items()}:
+        file = tree / path
+        lines = []
+        for line in file.read_text().splitlines():
+            lines.append(line)
+            # a comment after every statement that opens a block, and one more blank line
+            if re.match(r"\s*(if|for|while|try|def)\b.*:\s*$", line):
+                indent = re.match(r"\s*", line).group(0) + "    "  # type: ignore[union-attr]
+                lines.append(f"{indent}# a comment that changes nothing")
+        file.write_text("\n".join(lines) + "\n\n")
+    after = facts.collect(tree)
+    facts.collect(ROOT)
+    assert after["guards"] == before["guards"]
+    assert after["hashes"] == before["hashes"]
+    assert after["callSites"] == before["callSites"]
+
+
+def test_a_changed_line_in_a_covered_function_is_drift(tree: Path) -> None:
+    before = facts.collect(tree)
+    file = tree / "agent_tty/lifecycle/gc.py"
+    file.write_text(file.read_text().replace("RM_RETRY_DELAYS_S, None", "RM_RETRY_DELAYS_S, 0.05, None"))
+    after = facts.collect(tree)
+    facts.collect(ROOT)
+    assert facts.compare(before, after) == ["covered code changed: agent_tty/lifecycle/gc.py::_remove"]
+
+
+def test_a_new_kill_site_is_drift(tree: Path) -> None:
+    before = facts.collect(tree)
+    file = tree / "agent_tty/lifecycle/engine.py"
+    file.write_text(file.read_text() + "\n\ndef stray(platform, group):\n    platform.kill_group(group, 9)\n")
+    after = facts.collect(tree)
+    facts.collect(ROOT)
+    assert facts.compare(before, after) == ["call site added: agent_tty/lifecycle/engine.py::stray -> kill_group"]
+
+
+def test_the_model_the_runs_and_the_facts_name_the_same_guards() -> None:
+    import json
+
+    runs = json.loads((ROOT / "model" / "runs.json").read_text())
+    spec = (ROOT / "model" / "SessionLifecycle.tla").read_text()
+    constants = spec[spec.index("CONSTANTS") : spec.index("VARIABLES")]
+    assert set(runs["guards"]) == set(facts.GUARDS)
+    assert all(re.search(rf"\b{name}\b", constants) for name in runs["guards"])
+    # every guard has a mutant run: the check can fail without it
+    mutated = {name for run in runs["runs"] for name, value in run["constants"].items() if value is False and name in facts.GUARDS}
+    assert mutated == set(facts.GUARDS)
