@@ -45,13 +45,17 @@ def destroy(engine: Engine, session_id: str, force: bool) -> DestroyOutcome:
 
 
 def _unchecked_group(engine: Engine, paths: SessionPaths, manifest: Manifest) -> str | None:
-    """ForceSkipsUnreadableGroup: why the program's group cannot be checked at all, after two
-    tries 100 ms apart, or None when it can. Only --force goes on without the check, so that
-    no session stays beyond every command's reach; a plain destroy and gc report the error."""
+    """ForceSkipsUnreadableGroup: why the program's group cannot be checked at all (its record
+    or its first judgement fails with an errno a retry does not change), after two tries 100 ms
+    apart, or None when it can. A failure after that first check fails the destroy. Only --force
+    goes on without the check, so that no session stays beyond every command's reach; a plain
+    destroy and gc report the error."""
     reason = None
     for attempt in range(2):
         try:
             group = engine.group(paths)
+            if group is not None:
+                engine.platform.judge_group(group)  # the first check: a failed /proc scan counts too
         except AgentTtyError as err:
             if not unreadable(err):
                 raise

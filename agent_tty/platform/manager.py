@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import errno
 import importlib
 import json
 import os
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +42,17 @@ BUILTIN_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
 
 def _platform_matches(platforms: tuple[str, ...]) -> bool:
     return any(sys.platform.startswith(p) for p in platforms)
+
+
+@contextmanager
+def _system_errors(what: str) -> Iterator[None]:
+    """A plugin's OSError (a /proc scan that fails with EIO, say) becomes our STORAGE_ERROR with
+    its errno: the engine tells a failure a retry does not change by it (UNREADABLE_ERRNOS)."""
+    try:
+        yield
+    except OSError as err:
+        code = errno.errorcode.get(err.errno or 0)
+        raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"cannot {what}: {err.strerror or err}", errno=code) from None
 
 
 class Platform:
@@ -199,11 +213,14 @@ class Platform:
 
     def judge_group(self, group: GroupRef) -> GroupVerdict:
         self._require(group.mechanism)
-        return self._answer(group.mechanism, self._pm.hook.agent_tty_judge_group(group=group), "judge_group")
+        with _system_errors("judge the program's group"):
+            result = self._pm.hook.agent_tty_judge_group(group=group)
+        return self._answer(group.mechanism, result, "judge_group")
 
     def kill_group(self, group: GroupRef, signal: int) -> GroupVerdict:
         self._require(group.mechanism)
-        result = self._pm.hook.agent_tty_kill_group(group=group, signal=signal)
+        with _system_errors("signal the program's group"):
+            result = self._pm.hook.agent_tty_kill_group(group=group, signal=signal)
         return self._answer(group.mechanism, result, "kill_group")
 
     def freeze_group(self, group: GroupRef) -> GroupVerdict:
@@ -216,7 +233,9 @@ class Platform:
 
     def group_alive(self, group: GroupRef) -> bool:
         self._require(group.mechanism)
-        return bool(self._answer(group.mechanism, self._pm.hook.agent_tty_group_alive(group=group), "group_alive"))
+        with _system_errors("check the program's group"):
+            result = self._pm.hook.agent_tty_group_alive(group=group)
+        return bool(self._answer(group.mechanism, result, "group_alive"))
 
     def release_group(self, group: GroupRef) -> bool:
         self._require(group.mechanism)
