@@ -3,6 +3,8 @@
 (a) Under a PID 1 that never reaps, with another process sending the group SIGCONT in a loop,
     gc keeps a session while its fork chain runs behind zombies, and destroy ends the chain and
     records destroyed only once the leaf reads populated 0 (the leaf is then removed).
+    linux_autogroup, without the SIGCONT loop, keeps and ends the same chain through its frozen
+    judgement (GcFreezesUnseenGroup, FreezesUnseenGroup); a SIGCONT loop defeats that one.
 (b) A CLI in another pid namespace (no private /proc) destroys an ended session: the leaf is
     proven through cgroupfs, not /proc, so no false HOST_TIMEOUT.
 """
@@ -37,15 +39,15 @@ echo "$sid" > sid
 until [ -s beat ]; do sleep 0.05; done
 until grep -q '"exited"' "$AGENT_TTY_HOME/sessions/$sid/session.json"; do sleep 0.05; done
 pgid=$($PY -c "import json,sys; print(json.load(open(sys.argv[1]))['pid'])" "$AGENT_TTY_HOME/sessions/$sid/program.json")
-$PY $FIX/sigcont_loop.py "$pgid" 15 &
+if [ "${SIGCONT_LOOP:-0}" = 1 ]; then $PY $FIX/sigcont_loop.py "$pgid" 15 & fi
 zombies=$(ps -eo stat= | grep -c '^Z' || true)
 echo "$zombies" > zombies
 $AT --json gc > gc.json || true
 $AT --json destroy "$sid" > destroy.json || true
 b1=$(cat beat); sleep 0.4; b2=$(cat beat)
 if [ "$b1" = "$b2" ]; then echo ended > chain; else echo survived > chain; fi
-cp "$AGENT_TTY_HOME/sessions/$sid/session.json" final.json
-cp "$AGENT_TTY_HOME/sessions/$sid/program.json" program.json
+cp "$AGENT_TTY_HOME/sessions/$sid/session.json" final.json || true  # gone when gc removed it
+cp "$AGENT_TTY_HOME/sessions/$sid/program.json" program.json || true
 """
 
 
@@ -59,6 +61,7 @@ def test_non_reaping_pid_1_with_a_sigcont_loop(cli: Cli, tmp_path: Path) -> None
             "PY": sys.executable,
             "FIX": str(FIXTURES),
             "AGENT_TTY_MECHANISM": "linux_cgroup",
+            "SIGCONT_LOOP": "1",
         }
     )
     done = subprocess.run(
@@ -79,6 +82,35 @@ def test_non_reaping_pid_1_with_a_sigcont_loop(cli: Cli, tmp_path: Path) -> None
     leaf = json.loads((tmp_path / "program.json").read_text())["proof"]["cgroup"]["path"]
     assert not (cgroup2_mount() / leaf.lstrip("/")).exists(), "destroyed is written once the leaf is empty"
     assert int((tmp_path / "zombies").read_text()) > 0, "the chain's ended members stay zombies in view"
+
+
+def test_non_reaping_pid_1_autogroup_freezes_the_chain(cli: Cli, tmp_path: Path) -> None:
+    """GcFreezesUnseenGroup: behind zombies, two scans that show only zombies would read the chain
+    ended; the frozen judgement stops it first, so gc keeps the session and destroy ends it."""
+    env = cli.env(
+        {
+            "WORK": str(tmp_path),
+            "AT": " ".join(agent_tty_command()),
+            "PY": sys.executable,
+            "FIX": str(FIXTURES),
+            "AGENT_TTY_MECHANISM": "linux_autogroup",
+        }
+    )
+    done = subprocess.run(
+        ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, str(FIXTURES / "nonreaping_init.py"), "sh", "-c", SCRIPT],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    assert int((tmp_path / "zombies").read_text()) > 0, "the chain's ended members stay zombies in view"
+    gc = json.loads((tmp_path / "gc.json").read_text())
+    assert gc["result"]["removedSessions"] == [], "gc removed a session whose chain runs behind zombies"
+    assert gc["result"]["skippedSessions"][0]["reason"].startswith("the session's program group still runs")
+    destroy = json.loads((tmp_path / "destroy.json").read_text())
+    assert destroy["ok"] is True and destroy["result"]["status"] == "destroyed", destroy
+    assert (tmp_path / "chain").read_text().strip() == "ended"
 
 
 @pytest.mark.parametrize("mechanism, ok", [("linux_cgroup", True), ("linux_autogroup", False)])
