@@ -143,8 +143,8 @@ KillMembers ==
     /\ leftover' = (leftover /\ ~KillsProgramGroup)
     /\ foreign' = (foreign /\ ~(Cgroup /\ KillsProgramGroup))  \* cgroup.kill reaches every uid
     /\ groupSignalled' = TRUE
-    \* a kill that reached what the program left after its leader ended
-    /\ leftoverKilled' = (leftoverKilled \/ (leftover /\ leader # "runs" /\ KillsProgramGroup))
+    \* a kill that reached what the program left while nothing else of the group was in view
+    /\ leftoverKilled' = (leftoverKilled \/ (leftover /\ leader # "runs" /\ ~foreign /\ KillsProgramGroup))
 
 (* Platform.kill_group(SIGKILL): linux_autogroup _signal_proven, linux_cgroup _kill_leaf.
    Without ProvesGroupOwnership the kill goes to the recorded id, whoever holds it now. *)
