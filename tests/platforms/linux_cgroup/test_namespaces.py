@@ -51,17 +51,18 @@ cp "$AGENT_TTY_HOME/sessions/$sid/program.json" program.json || true
 """
 
 
-def test_non_reaping_pid_1_with_a_sigcont_loop(cli: Cli, tmp_path: Path) -> None:
-    from agent_tty_plugins.linux_cgroup import cgroup2_mount
 
+def _run_under_non_reaping_init(cli: Cli, tmp_path: Path, mechanism: str, sigcont_loop: bool) -> None:
+    """SCRIPT under `unshare --pid --fork --mount-proc` with a PID 1 that never reaps; its
+    results land in tmp_path."""
     env = cli.env(
         {
             "WORK": str(tmp_path),
             "AT": " ".join(agent_tty_command()),
             "PY": sys.executable,
             "FIX": str(FIXTURES),
-            "AGENT_TTY_MECHANISM": "linux_cgroup",
-            "SIGCONT_LOOP": "1",
+            "AGENT_TTY_MECHANISM": mechanism,
+            "SIGCONT_LOOP": "1" if sigcont_loop else "0",
         }
     )
     done = subprocess.run(
@@ -72,6 +73,12 @@ def test_non_reaping_pid_1_with_a_sigcont_loop(cli: Cli, tmp_path: Path) -> None
         timeout=120,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_non_reaping_pid_1_with_a_sigcont_loop(cli: Cli, tmp_path: Path) -> None:
+    from agent_tty_plugins.linux_cgroup import cgroup2_mount
+
+    _run_under_non_reaping_init(cli, tmp_path, "linux_cgroup", sigcont_loop=True)
     gc = json.loads((tmp_path / "gc.json").read_text())
     assert gc["result"]["removedSessions"] == [], "gc removed a session whose chain runs behind zombies"
     assert gc["result"]["skippedSessions"][0]["reason"].startswith("the session's program group still runs")
@@ -87,23 +94,7 @@ def test_non_reaping_pid_1_with_a_sigcont_loop(cli: Cli, tmp_path: Path) -> None
 def test_non_reaping_pid_1_autogroup_freezes_the_chain(cli: Cli, tmp_path: Path) -> None:
     """GcFreezesUnseenGroup: behind zombies, two scans that show only zombies would read the chain
     ended; the frozen judgement stops it first, so gc keeps the session and destroy ends it."""
-    env = cli.env(
-        {
-            "WORK": str(tmp_path),
-            "AT": " ".join(agent_tty_command()),
-            "PY": sys.executable,
-            "FIX": str(FIXTURES),
-            "AGENT_TTY_MECHANISM": "linux_autogroup",
-        }
-    )
-    done = subprocess.run(
-        ["unshare", "--pid", "--fork", "--mount-proc", sys.executable, str(FIXTURES / "nonreaping_init.py"), "sh", "-c", SCRIPT],
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert done.returncode == 0, done.stderr
+    _run_under_non_reaping_init(cli, tmp_path, "linux_autogroup", sigcont_loop=False)
     assert int((tmp_path / "zombies").read_text()) > 0, "the chain's ended members stay zombies in view"
     gc = json.loads((tmp_path / "gc.json").read_text())
     assert gc["result"]["removedSessions"] == [], "gc removed a session whose chain runs behind zombies"
