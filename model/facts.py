@@ -246,7 +246,7 @@ GUARDS: dict[str, Callable[[], bool]] = {
     and before(
         HOST_MAIN, "_start", "if exists(paths.create_failed_marker) or signals.term:\n    return 0",
         "program = platform.spawn(request)", "writer.write(status=Status.RUNNING",
-        "if exists(paths.create_failed_marker):\n    host.initiate_shutdown('create-failed')", "host.listen(manifest.socket_path)",
+        "if exists(paths.create_failed_marker):\n    host.initiate_shutdown('create-failed')", "host.listen(trusted_socket_path(manifest.socket_path, manifest.session_id))",
     ),
     "TokenNamesProgram": lambda: before(
         AUTOGROUP, "capture_token", "first = procfs.read_stat(pid)", "autogroup = procfs.read_autogroup(pid)",
@@ -261,7 +261,7 @@ GUARDS: dict[str, Callable[[], bool]] = {
     "GcKeepsLiveGroup": lambda: before(
         GC, "_collect",
         "if manifest.status is not Status.DESTROYED and _group_runs(engine, engine.group(paths)):\n    return GROUP_RUNS",
-        "_remove(paths.folder)",
+        "_remove(paths)",
     ) and has(GC, "_group_runs", "if verdict == 'owned':\n    return True"),
     "GcProbesUnseenGroup": lambda: has(GC, "_group_runs", "return verdict == 'gone' and engine.platform.group_alive(group)"),
     "GcFreezesUnseenGroup": lambda: before(
@@ -284,7 +284,7 @@ GUARDS: dict[str, Callable[[], bool]] = {
         GC, "_collect", "if rules.active:", "if not rules.collectable:", "last = engine.read_manifest(paths)"
     ),
     "GcFinalCheck": lambda: before(
-        GC, "_collect", "last = engine.read_manifest(paths)", "if not policy(last.status).collectable:", "_remove(paths.folder)"
+        GC, "_collect", "last = engine.read_manifest(paths)", "if not policy(last.status).collectable:", "_remove(paths)"
     ),
 }
 

@@ -50,6 +50,7 @@ Real, long-lived terminals for AI agents.
 Global options (before or after the command):
   --home PATH   the Home (else $AGENT_TTY_HOME, else ~/.agent-tty)
   --json        print one JSON envelope on stdout
+  --as-owner    (root) act on another user's Home as its owner, for the whole command
   --version     print the version
   --help        this text; `agent-tty COMMAND --help` for a command
 
@@ -58,7 +59,7 @@ Commands:
 
 
 def _split_globals(argv: list[str]) -> list[str]:
-    """Take --json and --home out of argv, anywhere before `--`."""
+    """Take --json, --home and --as-owner out of argv, anywhere before `--`."""
     rest: list[str] = []
     i = 0
     while i < len(argv):
@@ -68,6 +69,8 @@ def _split_globals(argv: list[str]) -> list[str]:
             break
         if arg == "--json":
             GLOBALS.json = True
+        elif arg == "--as-owner":
+            GLOBALS.as_owner = True
         elif arg == "--home":
             if i + 1 >= len(argv):
                 rest.append(arg)  # let the parser report the missing value
@@ -116,6 +119,8 @@ def _run(name: str, info: CommandInfo, args: list[str]) -> int:
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
     try:
+        if GLOBALS.as_owner:
+            _become_owner()
         module = importlib.import_module(info.module)
         if hasattr(module, "fast_path"):
             handled = module.fast_path(args)
@@ -137,6 +142,13 @@ def _run(name: str, info: CommandInfo, args: list[str]) -> int:
                 f"{type(err).__name__}: {err} (set AGENT_TTY_DEBUG=1 for the traceback)",
             )
         )
+
+
+def _become_owner() -> None:
+    from agent_tty.storage.home import resolve_home
+    from agent_tty.storage.trust import become_owner, real_home
+
+    become_owner(real_home(str(resolve_home(GLOBALS.home))))
 
 
 def _run_typer(name: str, info: CommandInfo, module: object, args: list[str]) -> int:

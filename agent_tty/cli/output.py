@@ -16,6 +16,7 @@ class Globals:
     def __init__(self) -> None:
         self.json = False
         self.home: str | None = None
+        self.as_owner = False
         self.command = ""
         self.argv: list[str] = []
 

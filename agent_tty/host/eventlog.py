@@ -25,7 +25,7 @@ class EventLog:
     @classmethod
     def open(cls, path: Path, session_id: str, cols: int, rows: int) -> EventLog:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
         except FileNotFoundError:
             raise FolderGone(path) from None
         log = cls(fd, 0)

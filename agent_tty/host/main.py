@@ -11,7 +11,7 @@ from agent_tty.host.signals import HostSignals
 from agent_tty.protocol.errors import AgentTtyError
 from agent_tty.protocol.status import Status
 from agent_tty.storage.files import FolderGone, exists, read_record, write_record
-from agent_tty.storage.home import Home, SessionPaths
+from agent_tty.storage.home import Home, SessionPaths, trusted_socket_path
 from agent_tty.storage.records import Failure, HostRecord, Manifest, ProgramRecord
 
 # Variables of ours that the program must not inherit: the destroy re-run marker would make
@@ -80,7 +80,7 @@ def log_crash(paths: SessionPaths) -> None:
     import traceback
 
     try:
-        fd = os.open(paths.folder / "host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_CLOEXEC, 0o600)
+        fd = os.open(paths.folder / "host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError:
         return
     with os.fdopen(fd, "a") as log:
@@ -159,7 +159,7 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     # HostChecksCreateFailed, second check: after our start-up write and before we listen.
     if exists(paths.create_failed_marker):
         host.initiate_shutdown("create-failed")
-    host.listen(manifest.socket_path)
+    host.listen(trusted_socket_path(manifest.socket_path, manifest.session_id))
     try:
         return host.run()
     except FolderGone:

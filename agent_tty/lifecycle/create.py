@@ -14,7 +14,8 @@ from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.protocol.status import Status, is_terminal
 from agent_tty.storage.files import write_marker, write_record
-from agent_tty.storage.home import SessionPaths, ensure_socket_dir, new_session_id, socket_path_for
+from agent_tty.storage.files import remove_session_folder
+from agent_tty.storage.home import SessionPaths, ensure_socket_dir, new_session_id, socket_path_in
 from agent_tty.storage.records import HostRecord, Manifest
 
 READY_TIMEOUT_S = 5.0
@@ -53,7 +54,6 @@ class HostLaunch:
 
 
 def _allocate(engine: Engine) -> SessionPaths:
-    engine.home.ensure()
     for _ in range(16):
         paths = engine.home.session(new_session_id())
         try:
@@ -87,7 +87,8 @@ def create(engine: Engine, request: CreateRequest) -> Manifest:
     limit = ready_timeout()
     platform = engine.platform
     chosen = platform.choose()
-    ensure_socket_dir()
+    engine.home.ensure()
+    sockets = ensure_socket_dir(engine.home.root)
     paths = _allocate(engine)
     now = time.time()
     manifest = Manifest(
@@ -99,7 +100,7 @@ def create(engine: Engine, request: CreateRequest) -> Manifest:
         rows=request.rows,
         created_at=now,
         updated_at=now,
-        socket_path=socket_path_for(paths.session_id),
+        socket_path=socket_path_in(sockets, paths.session_id),
         name=request.name,
         cwd=request.cwd,
         env=dict(request.env or {}),
@@ -117,7 +118,7 @@ def create(engine: Engine, request: CreateRequest) -> Manifest:
             write_record(paths.host, HostRecord(version=1, mechanism=chosen.name, pid=host.pid, identity=identity))
         engine.write_manifest(paths, manifest.replace(host_pid=host.pid))
         named = True
-        return _wait_ready(engine, paths, host, limit)
+        return _wait_ready(engine, paths, manifest.socket_path, host, limit)
     except AgentTtyError as err:
         _give_up(paths, host, named)
         raise err.with_details(sessionId=paths.session_id) from None
@@ -141,9 +142,10 @@ def _give_up(paths: SessionPaths, host: HostLaunch, named: bool) -> None:
             host.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return
-        import shutil
-
-        shutil.rmtree(paths.folder, ignore_errors=True)
+        try:
+            remove_session_folder(paths.folder.parent, paths.session_id)
+        except OSError:
+            pass
 
 
 def ready_timeout() -> float:
@@ -159,10 +161,9 @@ def ready_timeout() -> float:
     return value
 
 
-def _wait_ready(engine: Engine, paths: SessionPaths, host: HostLaunch, limit: float) -> Manifest:
+def _wait_ready(engine: Engine, paths: SessionPaths, socket_path: str, host: HostLaunch, limit: float) -> Manifest:
     deadline = time.monotonic() + limit
     delay = 0.002
-    socket_path = socket_path_for(paths.session_id)
     while True:
         if os.path.exists(socket_path):
             try:

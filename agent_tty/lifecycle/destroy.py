@@ -80,7 +80,7 @@ def stop_leftovers_then_record_destroyed(engine: Engine, paths: SessionPaths, ma
 def _plain(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
     try:
         result = rpc.call(
-            manifest.socket_path, {"op": "destroy"}, timeout=PLAIN_DESTROY_TIMEOUT_S, session_id=paths.session_id
+            engine.socket(manifest), {"op": "destroy"}, timeout=PLAIN_DESTROY_TIMEOUT_S, session_id=paths.session_id
         )
     except AgentTtyError as err:
         if err.code is not ErrorCode.HOST_UNREACHABLE:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import time
 from dataclasses import dataclass
 from functools import cached_property
@@ -11,7 +10,8 @@ from typing import TYPE_CHECKING
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode, not_found
 from agent_tty.protocol.status import Status
 from agent_tty.storage.files import FolderGone, read_optional, read_record, write_marker, write_record
-from agent_tty.storage.home import Home, SessionPaths
+from agent_tty.storage.home import Home, SessionPaths, remove_socket, trusted_socket_path
+from agent_tty.storage.trust import check_session_folder
 from agent_tty.storage.records import HostRecord, Manifest, ProgramRecord
 
 if TYPE_CHECKING:
@@ -37,10 +37,15 @@ class Engine:
     # ------------------------------------------------------------ reads
 
     def read_manifest(self, paths: SessionPaths) -> Manifest:
+        check_session_folder(paths.folder)
         try:
             return read_record(paths.manifest, Manifest)
         except FileNotFoundError:
             raise not_found(paths.session_id) from None
+
+    def socket(self, manifest: Manifest) -> str:
+        """The host's socket, once the manifest's path is proven to lie in a folder of ours."""
+        return trusted_socket_path(manifest.socket_path, manifest.session_id)
 
     def host_record(self, paths: SessionPaths) -> HostRecord | None:
         """host.json, or None when missing or unreadable (then the host reads unknown)."""
@@ -149,8 +154,10 @@ class Engine:
         return record
 
 
-UNREADABLE_ERRNOS = frozenset({"EACCES", "EPERM", "EIO", "EISDIR", "ENOTDIR", "ELOOP", "ENAMETOOLONG"})
-"""Read failures a retry does not change; only these let destroy --force go on blind."""
+UNREADABLE_ERRNOS = frozenset({"EACCES", "EPERM", "EIO", "EISDIR", "EINVAL", "ENOTDIR", "ELOOP", "ENAMETOOLONG"})
+"""Read failures a retry does not change; only these let destroy --force go on blind. EINVAL is
+a record that is not a regular file (a FIFO, a device), EPERM one owned by another user, ELOOP
+a link: storage refuses them, and they prove nothing."""
 
 
 def unreadable(err: AgentTtyError) -> bool:
@@ -159,10 +166,7 @@ def unreadable(err: AgentTtyError) -> bool:
 
 def unlink_socket(manifest: Manifest) -> None:
     """Remove the socket of a host that ended (only called once the host is proven gone)."""
-    try:
-        os.unlink(manifest.socket_path)
-    except OSError:
-        pass
+    remove_socket(manifest.socket_path, manifest.session_id)
 
 
 def host_timeout(paths: SessionPaths, what: str) -> AgentTtyError:
@@ -181,8 +185,12 @@ def unprovable_error(paths: SessionPaths, manifest: Manifest) -> AgentTtyError:
 
 
 def engine_for(home_option: str | None) -> Engine:
+    """The engine of a checked Home: nothing in a Home another user could change is obeyed."""
     from agent_tty.storage.home import resolve_home
+    from agent_tty.storage.trust import check_home, real_home
 
-    return Engine(Home(resolve_home(home_option)))
+    root = real_home(str(resolve_home(home_option)))
+    check_home(root)
+    return Engine(Home(root))
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import shutil
 import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -13,10 +12,12 @@ from agent_tty.lifecycle.engine import Engine, unlink_socket, unreadable
 from agent_tty.lifecycle.reconcile import reconcile
 from agent_tty.protocol.errors import AgentTtyError
 from agent_tty.protocol.status import Status, policy
+from agent_tty.storage.files import remove_session_folder
 from agent_tty.storage.records import Manifest
 
 if TYPE_CHECKING:
     from agent_tty.platform.types import GroupRef
+    from agent_tty.storage.home import SessionPaths
 
 RM_RETRY_DELAYS_S = (0.01, 0.02, 0.03)
 """A late write can land while rmtree runs (ENOTEMPTY at its last rmdir): remove again."""
@@ -92,7 +93,7 @@ def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
         group = engine.group(paths)
     except AgentTtyError:
         group = None  # checked above; only the leaf's release needs it
-    _remove(paths.folder)
+    _remove(paths)
     unlink_socket(last)
     if group is not None:
         engine.platform.release_group(group)
@@ -115,16 +116,17 @@ def _ended(manifest: Manifest) -> float:
     return manifest.ended_at or manifest.updated_at
 
 
-def _remove(folder: os.PathLike[str]) -> None:
+def _remove(paths: SessionPaths) -> None:
+    """Through a checked fd of sessions/, never by a path a swapped link could redirect."""
     for delay in (*RM_RETRY_DELAYS_S, None):
         try:
-            shutil.rmtree(folder)
+            remove_session_folder(paths.folder.parent, paths.session_id)
             return
         except FileNotFoundError:
             return
         except OSError as err:
             if err.errno != errno.ENOTEMPTY or delay is None:
-                raise _storage(folder, err) from None
+                raise _storage(paths.folder, err) from None
             time.sleep(delay)
 
 

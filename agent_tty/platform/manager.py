@@ -135,7 +135,9 @@ class Platform:
         if self._home is not None:
             config = self._home / "config.json"
             try:
-                data = json.loads(config.read_text())
+                from agent_tty.storage.files import read_bytes
+
+                data = json.loads(read_bytes(config))
             except FileNotFoundError:
                 return None, None
             except (OSError, ValueError) as err:

@@ -49,6 +49,7 @@ class ErrorCode(enum.StrEnum):
     REPLAY_FAILED = "REPLAY_FAILED"
     WAIT_TIMEOUT = "WAIT_TIMEOUT"
     PLATFORM_UNAVAILABLE = "PLATFORM_UNAVAILABLE"
+    UNSAFE_HOME = "UNSAFE_HOME"
 
 
 EXIT_CODES: dict[ErrorCode, ExitCode] = {
@@ -66,6 +67,8 @@ EXIT_CODES: dict[ErrorCode, ExitCode] = {
     ErrorCode.WAIT_TIMEOUT: ExitCode.WAIT_TIMEOUT,
     # A platform that cannot serve the request is an environment problem the user must fix.
     ErrorCode.PLATFORM_UNAVAILABLE: ExitCode.INTERNAL_ERROR,
+    # A Home (or a folder above it) that another user could change: nothing in it is obeyed.
+    ErrorCode.UNSAFE_HOME: ExitCode.STORAGE_ERROR,
 }
 
 

@@ -31,6 +31,24 @@ def decode(line: bytes) -> dict[str, Any]:
     return message
 
 
+def _check_peer(sock: socket.socket, socket_path: str, session_id: str | None) -> None:
+    """Input goes only to a host of our own uid: whoever serves a socket we reach, a process of
+    another user never gets a request (and so never our typed text)."""
+    option = getattr(socket, "SO_PEERCRED", None)
+    if option is None:
+        return  # the socket's folder check (ours, private) is the guard where the kernel has no peer creds
+    import os
+    import struct
+
+    _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+    if uid != os.geteuid():
+        raise AgentTtyError(
+            ErrorCode.HOST_UNREACHABLE,
+            f"the socket {socket_path} is served by uid {uid}, not by us: nothing was sent",
+            sessionId=session_id,
+        )
+
+
 def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0, session_id: str | None = None) -> dict[str, Any]:
     """Send one request and return the reply's result; host errors are raised as AgentTtyError.
 
@@ -52,6 +70,7 @@ def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0,
             raise AgentTtyError(
                 ErrorCode.HOST_UNREACHABLE, f"cannot reach {socket_path}: {err.strerror}", sessionId=session_id
             ) from None
+        _check_peer(sock, socket_path, session_id)
         sock.sendall(encode(request))
         chunks: list[bytes] = []
         size = 0

@@ -5,6 +5,7 @@ from __future__ import annotations
 import errno
 import os
 import secrets
+import stat
 from pathlib import Path
 from typing import TypeVar
 
@@ -64,18 +65,43 @@ def write_record(path: Path, record: Record) -> None:
     write_atomic(path, record.to_json().encode() + b"\n")
 
 
+READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
+"""A record is never reached through a link, and a FIFO or device never blocks the read."""
+
+
 def read_bytes(path: Path) -> bytes:
-    """The file's bytes; FileNotFoundError passes through, other errors are STORAGE_ERROR."""
+    """A record's bytes: a regular file of ours, opened without following a link.
+    FileNotFoundError passes through; anything else is a STORAGE_ERROR with its errno."""
     try:
-        with open(path, "rb") as handle:
-            return handle.read()
+        fd = os.open(path, READ_FLAGS)
     except FileNotFoundError:
         raise
     except NotADirectoryError:
         raise FileNotFoundError(str(path)) from None
     except OSError as err:
-        code = errno.errorcode.get(err.errno or 0)
-        raise storage_error(f"cannot read {path}: {err.strerror}", str(path), errno=code) from None
+        raise _read_error(path, err.errno or 0, err.strerror or str(err)) from None
+    try:
+        info = os.fstat(fd)
+        if stat.S_ISDIR(info.st_mode):
+            raise _read_error(path, errno.EISDIR, "Is a directory")
+        if not stat.S_ISREG(info.st_mode):
+            raise _read_error(path, errno.EINVAL, "not a regular file")
+        if info.st_uid != os.geteuid():
+            # Another user's file in our folder proves nothing we may act on.
+            raise _read_error(path, errno.EPERM, f"owned by uid {info.st_uid}, not by us")
+        chunks = []
+        while chunk := os.read(fd, 1 << 20):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as err:
+        raise _read_error(path, err.errno or 0, err.strerror or str(err)) from None
+    finally:
+        os.close(fd)
+
+
+def _read_error(path: Path, number: int, why: str) -> AgentTtyError:
+    code = errno.errorcode.get(number)
+    return storage_error(f"cannot read {path}: {why}", str(path), errno=code)
 
 
 def read_record(path: Path, kind: type[R]) -> R:
@@ -97,7 +123,7 @@ def read_optional(path: Path, kind: type[R]) -> R | None:
 def write_marker(path: Path) -> None:
     """An empty marker file, created without creating its folder."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except FileNotFoundError:
         raise FolderGone(path) from None
     except OSError as err:
@@ -107,3 +133,19 @@ def write_marker(path: Path) -> None:
 
 def exists(path: Path) -> bool:
     return os.path.lexists(path)
+
+
+def remove_session_folder(sessions: Path, session_id: str) -> None:
+    """Remove sessions/<id> through a checked fd of `sessions/`: a component swapped for a link
+    after our checks can never redirect the removal outside the Home. FileNotFoundError when
+    it is already gone; other OSErrors pass through."""
+    import shutil
+
+    from agent_tty.storage.trust import owned_folder
+
+    fd = os.open(sessions, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    try:
+        owned_folder(str(sessions), os.fstat(fd), "the Home's sessions folder")
+        shutil.rmtree(session_id, dir_fd=fd)
+    finally:
+        os.close(fd)

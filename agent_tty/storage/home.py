@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import re
 import secrets
-import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -101,7 +100,11 @@ class Home:
         return sorted(n for n in names if SESSION_ID_RE.fullmatch(n))
 
     def ensure(self) -> None:
-        """Create the Home (0700). Only `create` calls this: no other write creates a folder."""
+        """Create the Home (0700) and check it. Only `create` calls this: no other write
+        creates a folder."""
+        from agent_tty.storage.trust import check_ancestors, check_home
+
+        check_ancestors(str(self.root))
         for folder in (self.root, self.sessions):
             try:
                 os.mkdir(folder, 0o700)
@@ -111,31 +114,133 @@ class Home:
                 raise AgentTtyError(
                     ErrorCode.STORAGE_ERROR, f"cannot create {folder}: {err.strerror}", path=str(folder)
                 ) from None
+        check_home(self.root)
 
 
-def socket_dir() -> Path:
-    """A short per-user folder for sockets, so every path fits sun_path (108 bytes)."""
+SOCKET_NAME_ROOM = 1 + 64 + len(".sock")
+"""What a socket's name adds to its folder's path: '/', a session id of up to 64, '.sock'."""
+SUN_PATH_MAX = 107
+"""sun_path holds 108 bytes with the final NUL."""
+TMP_FALLBACKS = 8
+
+
+def ensure_socket_dir(home: Path) -> Path:
+    """A private folder of ours for the sessions' sockets, short enough for sun_path.
+
+    $XDG_RUNTIME_DIR/agent-tty where the runtime folder is ours and private; else `run/` in
+    the Home; else /tmp/agent-tty-<uid>. A folder in /tmp that someone else made first is
+    passed over for another name, so squatting it denies nothing (ADR 0008)."""
+    from agent_tty.storage.trust import UnsafeHome
+
+    for folder, make in _socket_dir_candidates(home):
+        try:
+            if make:
+                _mkdir_private(folder)
+            check_socket_dir(folder)
+            return folder
+        except (UnsafeHome, OSError):
+            continue
+    import tempfile
+
+    try:
+        return Path(tempfile.mkdtemp(prefix=f"agent-tty-{os.geteuid()}-", dir="/tmp"))
+    except OSError as err:
+        raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"cannot create a socket folder in /tmp: {err.strerror}") from None
+
+
+def preview_socket_dir(home: Path) -> str:
+    """Where create would put sockets, without creating anything (for doctor)."""
+    from agent_tty.storage.trust import UnsafeHome
+
+    for folder, _make in _socket_dir_candidates(home):
+        try:
+            check_socket_dir(folder)
+            return str(folder)
+        except FileNotFoundError:
+            return f"{folder} (not created yet)"
+        except (UnsafeHome, OSError):
+            continue
+    return f"/tmp/agent-tty-{os.geteuid()}-XXXXXX (a new private folder)"
+
+
+def _socket_dir_candidates(home: Path) -> list[tuple[Path, bool]]:
+    candidates: list[tuple[Path, bool]] = []
     runtime = os.environ.get("XDG_RUNTIME_DIR")
-    base = Path(runtime) / "agent-tty" if runtime and os.path.isdir(runtime) else Path(f"/tmp/agent-tty-{os.getuid()}")
-    return base
+    if runtime and os.path.isabs(runtime):
+        try:
+            from agent_tty.storage.trust import owned_folder
+
+            owned_folder(runtime, os.lstat(runtime), "$XDG_RUNTIME_DIR", private=True)
+            candidates.append((Path(runtime) / "agent-tty", True))
+        except (AgentTtyError, OSError):
+            pass
+    run = home / "run"
+    if len(os.fsencode(str(run))) + SOCKET_NAME_ROOM <= SUN_PATH_MAX:
+        candidates.append((run, True))
+    uid = os.geteuid()
+    candidates.append((Path(f"/tmp/agent-tty-{uid}"), True))
+    candidates.extend((Path(f"/tmp/agent-tty-{uid}-{n}"), True) for n in range(1, TMP_FALLBACKS))
+    return candidates
 
 
-def ensure_socket_dir() -> Path:
-    folder = socket_dir()
+def _mkdir_private(folder: Path) -> None:
     try:
         os.mkdir(folder, 0o700)
     except FileExistsError:
         pass
-    info = os.lstat(folder)
-    # A folder in /tmp that someone else made, or a link, would let them take our sockets.
-    if not stat.S_ISDIR(info.st_mode) or info.st_uid != os.getuid() or info.st_mode & 0o077:
+
+
+def check_socket_dir(folder: Path) -> None:
+    """A socket folder is ours, private, and nobody else can swap it or a folder above it."""
+    from agent_tty.storage.trust import check_ancestors, owned_folder
+
+    text = str(folder)
+    owned_folder(text, os.lstat(text), "the socket folder", private=True)
+    check_ancestors(text)
+
+
+def socket_path_in(folder: Path, session_id: str) -> str:
+    return str(folder / f"{session_id}.sock")
+
+
+def trusted_socket_path(recorded: str, session_id: str) -> str:
+    """The socket a manifest names, used only once it is `<socket folder of ours>/<id>.sock`:
+    a record never makes us connect to, or unlink, a path outside our private folders."""
+    path = Path(recorded)
+    if not path.is_absolute() or path.name != f"{session_id}.sock" or ".." in path.parts:
         raise AgentTtyError(
             ErrorCode.STORAGE_ERROR,
-            f"socket folder {folder} is not a private folder of this user",
-            path=str(folder),
+            f"session {session_id}'s manifest names the socket {recorded!r}, which is not <folder>/{session_id}.sock",
+            sessionId=session_id,
+            path=recorded,
         )
-    return folder
+    try:
+        check_socket_dir(path.parent)
+    except FileNotFoundError:
+        pass  # no folder, so no socket: the connect says the host is unreachable
+    except OSError as err:
+        raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"cannot check {path.parent}: {err.strerror}", path=recorded) from None
+    return recorded
 
 
-def socket_path_for(session_id: str) -> str:
-    return str(socket_dir() / f"{session_id}.sock")
+def remove_socket(recorded: str, session_id: str) -> None:
+    """Unlink the socket of a host that ended, through its checked folder's fd, and only a
+    socket of ours (never what a record names elsewhere)."""
+    import stat
+
+    try:
+        path = Path(trusted_socket_path(recorded, session_id))
+    except AgentTtyError:
+        return
+    try:
+        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except OSError:
+        return
+    try:
+        info = os.lstat(path.name, dir_fd=folder)
+        if stat.S_ISSOCK(info.st_mode) and info.st_uid == os.geteuid():
+            os.unlink(path.name, dir_fd=folder)
+    except OSError:
+        pass
+    finally:
+        os.close(folder)

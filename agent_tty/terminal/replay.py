@@ -14,12 +14,14 @@ from agent_tty.terminal.screen import Screen, open_screen
 def read_log(path: Path) -> tuple[EventLogHeader, list[Event]]:
     """The header and the events. A last line cut short (a host killed mid-write) is dropped;
     any other bad line is REPLAY_FAILED naming the line."""
+    from agent_tty.storage.files import read_bytes
+
     try:
-        raw = path.read_bytes()
+        raw = read_bytes(path)  # a regular file of ours, never through a link
     except FileNotFoundError:
         raise AgentTtyError(ErrorCode.REPLAY_FAILED, f"no event log at {path}", path=str(path)) from None
-    except OSError as err:
-        raise AgentTtyError(ErrorCode.REPLAY_FAILED, f"cannot read {path}: {err.strerror}", path=str(path)) from None
+    except AgentTtyError as err:
+        raise AgentTtyError(ErrorCode.REPLAY_FAILED, err.message, path=str(path)) from None
     lines = raw.split(b"\n")
     complete = raw.endswith(b"\n")
     if not complete:

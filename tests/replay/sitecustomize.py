@@ -7,8 +7,9 @@ host, a destroy re-run). It does nothing unless AGENT_TTY_REPLAY_HOLD is set:
     AGENT_TTY_REPLAY_LOG=/path/to/log    # 'hold ...' and 'release ...' lines, for tests to poll
 
 <process> is the command name (create, list, inspect, destroy, gc, ...) or `host`;
-<op> is rename (os.rename/os.replace, matched on the destination), read (open for reading),
-write (open for writing), unlink (os.unlink/os.remove) or rmtree (shutil.rmtree);
+<op> is rename (os.rename/os.replace, matched on the destination), read (open, or os.open
+of a file, for reading), write (open for writing), unlink (os.unlink/os.remove) or rmtree
+(shutil.rmtree; with dir_fd, matched on the folder's full path);
 <nth> counts matching calls in that process from 1. The call is held <ms> milliseconds and
 then performed as usual: a hold changes timing only.
 """
@@ -59,13 +60,18 @@ def _log(line: str) -> None:
             handle.write(line + "\n")
 
 
-def _maybe_hold(op: str, path: object) -> None:
+def _maybe_hold(op: str, path: object, dir_fd: int | None = None) -> None:
     try:
         text = os.fspath(path)  # type: ignore[arg-type]
     except TypeError:
         return
     if isinstance(text, bytes):
         text = text.decode(errors="replace")
+    if dir_fd is not None and not text.startswith("/"):
+        try:
+            text = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), text)
+        except OSError:
+            pass
     name = None
     for hold in _HOLDS:
         if hold["op"] != op or not text.endswith(hold["suffix"]):
@@ -87,11 +93,17 @@ if _HOLDS:
     _real_rename, _real_replace = os.rename, os.replace
     _real_unlink, _real_remove = os.unlink, os.remove
     _real_rmtree = shutil.rmtree
+    _real_os_open = os.open
 
     def _open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
         writing = any(c in mode for c in "wax+")
         _maybe_hold("write" if writing else "read", file)
         return _real_open(file, mode, *args, **kwargs)
+
+    def _os_open(path, flags, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if flags & os.O_ACCMODE == os.O_RDONLY and not flags & os.O_DIRECTORY:
+            _maybe_hold("read", path, kwargs.get("dir_fd"))
+        return _real_os_open(path, flags, *args, **kwargs)
 
     def _rename(src, dst, *args, **kwargs):  # type: ignore[no-untyped-def]
         _maybe_hold("rename", dst)
@@ -110,10 +122,11 @@ if _HOLDS:
         return _real_remove(path, *args, **kwargs)
 
     def _rmtree(path, *args, **kwargs):  # type: ignore[no-untyped-def]
-        _maybe_hold("rmtree", path)
+        _maybe_hold("rmtree", path, kwargs.get("dir_fd"))
         return _real_rmtree(path, *args, **kwargs)
 
     builtins.open = _open
+    os.open = _os_open
     os.rename, os.replace = _rename, _replace
     os.unlink, os.remove = _unlink, _remove
     shutil.rmtree = _rmtree

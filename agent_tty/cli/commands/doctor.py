@@ -5,19 +5,32 @@ from __future__ import annotations
 import os
 import stat
 import sys
+from pathlib import Path
 from typing import Any
 
 from agent_tty.cli.output import GLOBALS, emit
 
 
 def _home_report(root: str) -> dict[str, Any]:
+    """The Home's facts and the trust verdict every other command applies to it."""
+    from agent_tty.protocol.errors import AgentTtyError
+    from agent_tty.storage.trust import check_home
+
     report: dict[str, Any] = {"path": root, "exists": os.path.isdir(root)}
     if report["exists"]:
         info = os.stat(root)
-        report["mode"] = oct(stat.S_IMODE(info.st_mode))
-        report["ownedByMe"] = info.st_uid == os.getuid()
+        report["mode"] = f"{stat.S_IMODE(info.st_mode):04o}"
+        report["owner"] = info.st_uid
+        report["ownedByMe"] = info.st_uid == os.geteuid()
         report["private"] = not (info.st_mode & 0o077)
         report["writable"] = os.access(root, os.W_OK)
+    try:
+        check_home(Path(root))
+        report["trusted"] = True
+    except AgentTtyError as err:
+        report["trusted"] = False
+        report["problem"] = err.details.get("problem", err.code.value)
+        report["refusal"] = err.message
     return report
 
 
@@ -32,12 +45,17 @@ def _pty_report() -> dict[str, Any]:
 
 
 def command() -> int:
-    from agent_tty.lifecycle.engine import engine_for
+    from agent_tty.lifecycle.engine import Engine
+    from agent_tty.platform.manager import Platform
     from agent_tty.protocol.errors import AgentTtyError
-    from agent_tty.storage.home import socket_dir
+    from agent_tty.storage.home import Home, preview_socket_dir, resolve_home
+    from agent_tty.storage.trust import real_home
 
-    engine = engine_for(GLOBALS.home)
-    platform = engine.platform
+    # Not engine_for: doctor reports an unsafe Home instead of refusing it.
+    home = Home(real_home(str(resolve_home(GLOBALS.home))))
+    home_report = _home_report(str(home.root))
+    # An unsafe Home's config.json is not ours to obey: probe as if it had none.
+    platform = Engine(home).platform if home_report["trusted"] else Platform(None)
     probes = platform.probes()
     pinned, pinned_by = platform.pinned()
     try:
@@ -60,8 +78,8 @@ def command() -> int:
         "executable": sys.executable,
         "platform": sys.platform,
         "pty": _pty_report(),
-        "home": _home_report(str(engine.home.root)),
-        "socketDir": str(socket_dir()),
+        "home": home_report,
+        "socketDir": preview_socket_dir(home.root),
         "plugins": plugins,
         "pinned": {"mechanism": pinned, "by": pinned_by} if pinned else None,
         "mechanism": chosen,
@@ -70,7 +88,9 @@ def command() -> int:
     lines = [
         f"python     {result['python']} ({sys.executable})",
         f"pty        {'ok' if result['pty']['ok'] else 'unavailable: ' + result['pty'].get('reason', '')}",
-        f"home       {engine.home.root}" + ("" if result["home"]["exists"] else " (not created yet)"),
+        f"home       {home.root}" + ("" if result["home"]["exists"] else " (not created yet)"),
+        *([] if result["home"]["trusted"] else [f"           UNSAFE: {result['home']['refusal']}"]),
+        f"sockets    {result['socketDir']}",
         f"mechanism  {chosen or 'none: ' + str(choice_error)}" + (f" (pinned by {pinned_by})" if pinned else ""),
         "plugins:",
     ]
@@ -78,4 +98,4 @@ def command() -> int:
         mark = "ok " if entry["usable"] else "-- "
         lines.append(f"  {mark}{entry['name']} (rank {entry['rank']}): {entry['reason']}")
     emit(result, "\n".join(lines))
-    return 0 if chosen else 1
+    return 0 if chosen and result["home"]["trusted"] else 1

@@ -34,7 +34,7 @@ def call_live(session_id: str, request: dict[str, Any], timeout: float | None = 
     if not policy(manifest.status).commandable:
         raise _not_running(session_id, manifest.status.value)
     try:
-        return rpc.call(manifest.socket_path, request, timeout=timeout, session_id=session_id)
+        return rpc.call(engine.socket(manifest), request, timeout=timeout, session_id=session_id)
     except AgentTtyError as err:
         if err.code is not ErrorCode.HOST_UNREACHABLE:
             raise
@@ -55,7 +55,7 @@ def call_live_or_none(session_id: str, request: dict[str, Any], timeout: float |
     engine, paths, manifest = _open(session_id)
     if not is_terminal(manifest.status):
         try:
-            return rpc.call(manifest.socket_path, request, timeout=timeout, session_id=session_id), paths
+            return rpc.call(engine.socket(manifest), request, timeout=timeout, session_id=session_id), paths
         except AgentTtyError as err:
             if err.code is not ErrorCode.HOST_UNREACHABLE:
                 raise

@@ -1,0 +1,147 @@
+"""Every file-system or socket effect outside the storage layer is one we reviewed (ADR 0008).
+
+A path that came from a record must reach open/unlink/rmtree/connect only through
+agent_tty/storage's checked helpers (O_NOFOLLOW, owner checks, directory fds, the socket
+folder check). This scan lists every such call elsewhere in the core; a new one fails here until
+someone checks where its path comes from and adds it below with the reason."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+CORE = Path(__file__).resolve().parents[2] / "agent_tty"
+
+FUNCTIONS = {
+    "open", "os.open", "os.fdopen", "os.unlink", "os.remove", "os.rmdir", "os.rename", "os.replace",
+    "os.mkdir", "os.makedirs", "os.chmod", "os.symlink", "os.link", "shutil.rmtree", "shutil.move",
+}
+METHODS = {
+    "connect", "bind", "unlink", "rmdir", "read_text", "read_bytes", "write_text", "write_bytes",
+    "mkdir", "open", "rename", "touch", "symlink_to", "hardlink_to",
+}
+
+REVIEWED = {
+    # The user's own --file argument, named on the command line, not in a record.
+    ("cli/commands/live.py", "read_input_file", "open"),
+    # --out: the user's own output path, named on the command line.
+    ("cli/commands/record.py", "command", ".write_bytes"),
+    ("cli/commands/screenshot.py", "command", ".write_bytes"),
+    # The host's own files in its own checked session folder, O_NOFOLLOW.
+    ("host/eventlog.py", "open", "os.open"),
+    ("host/main.py", "log_crash", "os.open"),
+    ("host/main.py", "log_crash", "os.fdopen"),
+    ("host/main.py", "_start", ".open"),  # EventLog.open
+    # The host binds the socket path that trusted_socket_path checked (a private folder of ours).
+    ("host/loop.py", "listen", "os.unlink"),
+    ("host/loop.py", "listen", ".bind"),
+    ("host/loop.py", "listen", "os.chmod"),
+    ("host/loop.py", "_close", "os.unlink"),
+    # A new session folder under the Home's checked sessions/ (create ran Home.ensure).
+    ("lifecycle/create.py", "_allocate", "os.mkdir"),
+    # Every caller passes engine.socket(manifest) (trusted_socket_path); the peer's uid is checked.
+    ("protocol/rpc.py", "call", ".connect"),
+}
+
+
+def _dotted(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr}" if base else None
+    return None
+
+
+def effects(root: Path) -> set[tuple[str, str, str]]:
+    found: set[tuple[str, str, str]] = set()
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("storage/"):
+            continue  # the checked helpers themselves
+        scope: list[str] = []
+
+        class Visitor(ast.NodeVisitor):
+            def visit_FunctionDef(self, node: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+                scope.append(node.name)
+                self.generic_visit(node)
+                scope.pop()
+
+            visit_AsyncFunctionDef = visit_FunctionDef  # type: ignore[assignment]
+
+            def visit_Call(self, node: ast.Call) -> None:
+                name = _dotted(node.func)
+                if name in FUNCTIONS:
+                    found.add((relative, ".".join(scope) or "<module>", name))
+                elif isinstance(node.func, ast.Attribute) and node.func.attr in METHODS:
+                    found.add((relative, ".".join(scope) or "<module>", "." + node.func.attr))
+                self.generic_visit(node)
+
+        Visitor().visit(ast.parse(path.read_text(), str(path)))
+    return found
+
+
+def test_no_unreviewed_path_effect_in_the_core() -> None:
+    new = effects(CORE) - REVIEWED
+    assert not new, (
+        "file-system or socket calls outside agent_tty/storage that no one reviewed: route a path from a "
+        f"record through the storage helpers, or add the call to REVIEWED with why its path is safe: {sorted(new)}"
+    )
+
+
+def test_the_reviewed_list_names_only_real_calls() -> None:
+    stale = REVIEWED - effects(CORE)
+    assert not stale, f"REVIEWED names calls that no longer exist: {sorted(stale)}"
+
+
+def test_the_scan_sees_a_planted_call(tmp_path: Path) -> None:
+    module = tmp_path / "lifecycle" / "planted.py"
+    module.parent.mkdir()
+    module.write_text("import os\n\ndef forget(manifest):\n    os.unlink(manifest.socket_path)\n")
+    assert effects(tmp_path) == {("lifecycle/planted.py", "forget", "os.unlink")}
+
+
+SOCKET_READS = {
+    ("lifecycle/engine.py", "Engine.socket"),  # trusted_socket_path
+    ("lifecycle/engine.py", "unlink_socket"),  # remove_socket
+    ("host/main.py", "_start"),  # trusted_socket_path, then listen
+    ("lifecycle/create.py", "create"),  # the path create itself just chose
+    ("cli/commands/inspect.py", "command"),  # shown, never used
+    ("host/loop.py", "Host.__init__"),  # the host's own attribute of that name
+    ("host/loop.py", "Host.listen"),
+    ("host/loop.py", "Host._close"),
+}
+
+
+def socket_reads(root: Path) -> set[tuple[str, str]]:
+    """Where the core reads an attribute named socket_path (a manifest's is a record's path)."""
+    found: set[tuple[str, str]] = set()
+    for path in sorted(root.rglob("*.py")):
+        relative = path.relative_to(root).as_posix()
+        if relative.startswith("storage/"):
+            continue
+        scope: list[str] = []
+
+        class Visitor(ast.NodeVisitor):
+            def _scoped(self, node: ast.AST, name: str) -> None:
+                scope.append(name)
+                self.generic_visit(node)
+                scope.pop()
+
+            def visit_ClassDef(self, node: ast.ClassDef) -> None:
+                self._scoped(node, node.name)
+
+            def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+                self._scoped(node, node.name)
+
+            def visit_Attribute(self, node: ast.Attribute) -> None:
+                if node.attr == "socket_path":
+                    found.add((relative, ".".join(scope)))
+                self.generic_visit(node)
+
+        Visitor().visit(ast.parse(path.read_text(), str(path)))
+    return found
+
+
+def test_a_recorded_socket_path_is_used_only_through_the_checks() -> None:
+    assert socket_reads(CORE) == SOCKET_READS, "a new use of a manifest's socket_path: go through Engine.socket"
