@@ -29,7 +29,7 @@ def emit(result: dict[str, object], human: str | None = None) -> None:
         import json
 
         document = {"ok": True, "command": GLOBALS.command, "result": result}
-        sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n")
     elif human is not None:
         sys.stdout.write(human + ("" if human.endswith("\n") or not human else "\n"))
     sys.stdout.flush()
@@ -44,7 +44,7 @@ def emit_error(err: AgentTtyError) -> int:
             "command": GLOBALS.command,
             "error": {"code": err.code.value, "message": err.message, "details": err.details},
         }
-        sys.stdout.write(json.dumps(document, ensure_ascii=False) + "\n")
+        sys.stdout.write(json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n")
         sys.stdout.flush()
     else:
         sys.stderr.write(f"agent-tty {GLOBALS.command}: error: {err.message} [{err.code.value}]\n".replace("agent-tty : ", "agent-tty: "))

@@ -11,6 +11,7 @@ from __future__ import annotations
 import dataclasses
 import enum
 import json
+import math
 import types
 import typing
 from typing import Any, ClassVar, Literal, Self, get_args, get_origin
@@ -18,6 +19,11 @@ from typing import Any, ClassVar, Literal, Self, get_args, get_origin
 
 class RecordError(ValueError):
     """A record that does not parse or does not match its schema."""
+
+
+def _no_constant(name: str) -> Any:
+    """NaN and Infinity are not JSON: a record holding one is invalid, not a number."""
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def _camel(name: str) -> str:
@@ -80,7 +86,7 @@ class Record:
     @classmethod
     def from_json(cls, text: str | bytes, where: str = "") -> Self:
         try:
-            obj = json.loads(text)
+            obj = json.loads(text, parse_constant=_no_constant)
         except (ValueError, UnicodeDecodeError) as err:
             raise RecordError(f"{where or cls.__name__}: not valid JSON ({err})") from None
         return cls.from_obj(obj, where)
@@ -92,7 +98,7 @@ class Record:
         return out
 
     def to_json(self) -> str:
-        return json.dumps(self.to_obj(), separators=(",", ":"), ensure_ascii=False)
+        return json.dumps(self.to_obj(), separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
     def replace(self, **changes: Any) -> Self:
         return dataclasses.replace(self, **changes)  # type: ignore[type-var]
@@ -159,7 +165,7 @@ def _check(value: Any, hint: Any, where: str) -> Any:
             if isinstance(value, int) and not isinstance(value, bool):
                 return value
         elif hint is float:
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
                 return float(value)
         elif isinstance(value, hint):
             return value

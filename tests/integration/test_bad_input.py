@@ -101,3 +101,29 @@ def test_json_envelope_is_one_document(cli: Cli) -> None:
     assert done.stdout.count("\n") == 1
     doc = json.loads(done.stdout)
     assert doc == {"ok": True, "command": "list", "result": {"sessions": [], "unreadable": []}}
+
+
+@pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
+def test_a_non_finite_number_is_an_invalid_record(cli: Cli, number: str) -> None:
+    """`createdAt: NaN` is not JSON: inspect names the file (strict JSON out), list --all shows
+    the session as unreadable and still lists the others (it used to fail the whole Home)."""
+    broken = cli.create("true")
+    healthy = cli.create("sleep", "300")
+    wait_until(lambda: cli.manifest(broken["sessionId"])["status"] == "exited", what="exited")
+    path = cli.folder(broken["sessionId"]) / "session.json"
+    text = path.read_text()
+    created = json.dumps(cli.manifest(broken["sessionId"])["createdAt"])
+    path.write_text(text.replace(f'"createdAt":{created}', f'"createdAt":{number}'))
+    assert number in path.read_text()
+
+    done = cli.run("inspect", broken["sessionId"])
+    assert done.code == 8 and done.error["code"] == "STORAGE_ERROR", done.stdout
+    assert str(path) in done.error["message"]
+    json.loads(done.stdout, parse_constant=lambda name: pytest.fail(f"{name} in --json output"))
+
+    listed = cli.run("list", "--all")
+    assert listed.code == 0, listed.stdout
+    json.loads(listed.stdout, parse_constant=lambda name: pytest.fail(f"{name} in --json output"))
+    assert [s["sessionId"] for s in listed.result["sessions"]] == [healthy["sessionId"]]
+    assert [u["sessionId"] for u in listed.result["unreadable"]] == [broken["sessionId"]]
+    path.unlink()  # let the fixture's cleanup remove the folder

@@ -29,5 +29,5 @@ def command(session_id: str = typer.Argument(..., metavar="ID", help="The sessio
         "destroyedMarker": exists(paths.destroyed_marker),
         "createFailedMarker": exists(paths.create_failed_marker),
     }
-    emit(result, json.dumps(result, indent=2))
+    emit(result, json.dumps(result, indent=2, allow_nan=False))
     return 0
