@@ -1,4 +1,4 @@
-"""Reads of Linux /proc: process stat lines, autogroups, boot id, pid namespace."""
+"""Reads of Linux /proc: process stat lines, real uids, autogroups, boot id, pid namespace."""
 
 from __future__ import annotations
 
@@ -45,6 +45,32 @@ def read_stat(pid: int | str) -> ProcStat | None:
         return parse_stat(text)
     except (ValueError, IndexError):
         return None
+
+
+def parse_real_uid(text: str) -> int | None:
+    # "Uid:\t1000\t1000\t1000\t1000": real, effective, saved, filesystem
+    for line in text.splitlines():
+        if line.startswith("Uid:"):
+            try:
+                return int(line.split()[1])
+            except (IndexError, ValueError):
+                return None
+    return None
+
+
+def read_real_uid(pid: int | str) -> int | None:
+    """The process's real uid, from /proc/PID/status; None when no such process is in view.
+
+    PermissionError passes through. The real uid, not /proc/PID's owner: that owner is the
+    effective uid, and root for a process that made itself non-dumpable (a setuid program,
+    prctl(PR_SET_DUMPABLE, 0)), so a program of ours would read as root's. The real uid names
+    who started the process (a setuid exec keeps it), which is what kill(2) checks as well."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as handle:
+            text = handle.read().decode("utf-8", "surrogateescape")
+    except (FileNotFoundError, ProcessLookupError):
+        return None
+    return parse_real_uid(text)
 
 
 def is_live_state(state: str) -> bool:

@@ -5,6 +5,11 @@ id and the boot id. setsid() gives every new session a new autogroup from a coun
 does not repeat within a boot, and fork() passes it on, so a group that later takes the
 program's id carries another autogroup and never gets a kill (R15). Without a token the
 leader's pid and start time prove the leader alone.
+
+Every part of a token is world-readable in /proc, so a record (data anyone who can write the
+Home may have planted) could name another user's session. A process proves a group or a host
+ours only when its real uid is our effective uid; another user's process that carries the
+token (a setuid helper of the program, or a planted record) reads "cannot tell".
 """
 
 from __future__ import annotations
@@ -163,6 +168,31 @@ def _shares_host_pids(group: GroupRef) -> bool:
     return recorded is None or recorded == procfs.pid_namespace()
 
 
+def _run_by_us(pid: int) -> bool | None:
+    """The process's real uid is our effective uid (procfs.read_real_uid says why the real
+    one); None when /proc refused the read or the process ended."""
+    try:
+        uid = procfs.read_real_uid(pid)
+    except PermissionError:
+        return None
+    return None if uid is None else uid == os.geteuid()
+
+
+def _foreign_leader(group: GroupRef, token: int) -> bool:
+    """The recorded leader runs and carries the token, but as another user: the record names
+    another user's session, or our program exec'd a setuid program that took another real uid.
+    Either way no member proves the group ours: a process of our uid inside another user's
+    session (root's, when root judges) is not ours to kill."""
+    try:
+        leader = procfs.read_stat(group.pid)
+        autogroup = procfs.read_autogroup(group.pid)
+    except OSError:
+        return False  # the scan meets the same refusal
+    if leader is None or not procfs.is_live_state(leader.state):
+        return False
+    return leader.session == group.pid and autogroup == token and _run_by_us(group.pid) is False
+
+
 def _judge(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
     """The verdict, and a live member that carries the proof when OWNED."""
     if not _shares_host_pids(group):
@@ -173,7 +203,12 @@ def _judge(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
     token_autogroup = _token(group)
     if token_autogroup is None:
         return _judge_leader(group)
-    refused = False
+    # Another user's leader reads "cannot tell", not UNPROVEN: UNPROVEN reads the group ended
+    # (ReusedIdReadsGone), which for a program that exec'd sudo would record destroyed while
+    # it runs. Neither verdict sends a signal.
+    if _foreign_leader(group, token_autogroup):
+        return GroupVerdict.UNKNOWN, None
+    cannot_tell = False
     live_seen = False
     # A member can fork and end while one scan lists /proc: scan twice before "gone".
     for _scan in range(2):
@@ -183,16 +218,20 @@ def _judge(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
             try:
                 autogroup = procfs.read_autogroup(member.pid)
             except OSError:
-                refused = True
+                cannot_tell = True
                 continue
             if autogroup is None:
                 continue  # it ended between the reads: no witness either way
             if member.session == group.pid and autogroup == token_autogroup:
-                return GroupVerdict.OWNED, member
+                if _run_by_us(member.pid):
+                    return GroupVerdict.OWNED, member
+                # Another user's process with the token (a setuid-root helper the program
+                # started): beyond our kill, it keeps the group alive but proves nothing.
+                cannot_tell = True
             live_seen = True
         if live_seen:
             break
-    if refused:
+    if cannot_tell:
         return GroupVerdict.UNKNOWN, None
     return (GroupVerdict.UNPROVEN if live_seen else GroupVerdict.GONE), None
 
@@ -208,7 +247,11 @@ def _judge_leader(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None
         return GroupVerdict.UNKNOWN, None
     if leader is not None and procfs.is_live_state(leader.state):
         if leader.session == group.pid and start is not None and leader.start_time == start:
-            return GroupVerdict.OWNED, leader
+            # The pid and start time are anyone's to read: only our own leader proves the
+            # group; another user's reads "cannot tell" (see _judge for why not UNPROVEN).
+            if _run_by_us(group.pid):
+                return GroupVerdict.OWNED, leader
+            return GroupVerdict.UNKNOWN, None
         if start is not None and leader.start_time != start:
             # Linux gives no pid that is still a group or session id to a new process, so a
             # new process at the leader's pid means the program's whole group has ended.
@@ -402,6 +445,12 @@ def _judge_host(pid: int, identity: dict[str, Any] | None) -> HostVerdict:
         return HostVerdict.DEAD
     if stat.start_time != identity.get("startTime"):
         return HostVerdict.DEAD  # another process took the pid (R19)
+    if not _run_by_us(pid):
+        # Our host runs as us: another user's process that matches a (world-readable) identity
+        # is no proof of our host. Unknown, not dead: "dead" would let a reconcile record the
+        # session failed (R2) and destroy --force go on, while unknown kills nothing and writes
+        # nothing (kill_host kills only an alive host).
+        return HostVerdict.UNKNOWN
     return HostVerdict.ALIVE
 
 

@@ -12,6 +12,11 @@ cgroup id (the directory's inode), plus the boot id; a process proves the leaf i
 when that path resolves, in its own view of cgroupfs, to the same id on the same boot. The
 proof also carries linux_autogroup's token, so a process that cannot see the leaf (another
 cgroup namespace, no cgroupfs) judges the group as linux_autogroup would.
+
+The Home is a trust boundary: a record is data, not authority. A recorded path must end in
+agent-tty-<euid>/<home key>/<session id> and is opened folder by folder without following a
+symlink, on cgroupfs only, owned by us; every later read, write and rmdir goes through the
+fds so opened.
 """
 
 from __future__ import annotations
@@ -21,6 +26,8 @@ import hashlib
 import os
 import signal as signals
 import time
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -51,8 +58,9 @@ def _ours(mechanism: str) -> bool:
 # ---------------------------------------------------------------- where the leaves live
 
 
-def cgroup2_mount() -> Path | None:
-    """The cgroup2 mount point (unified or hybrid layout), from /proc/self/mountinfo."""
+def _cgroup2_root() -> tuple[Path, int] | None:
+    """The cgroup2 mount point (unified or hybrid layout) and its device, which every file of
+    cgroupfs has as st_dev, from /proc/self/mountinfo."""
     try:
         lines = Path("/proc/self/mountinfo").read_text().splitlines()
     except OSError:
@@ -62,8 +70,14 @@ def cgroup2_mount() -> Path | None:
         if tail.split(" ", 1)[0] == "cgroup2":
             fields = head.split()
             if fields[3] == "/":
-                return Path(fields[4])
+                major, _, minor = fields[2].partition(":")
+                return Path(fields[4]), os.makedev(int(major), int(minor))
     return None
+
+
+def cgroup2_mount() -> Path | None:
+    found = _cgroup2_root()
+    return found[0] if found is not None else None
 
 
 def own_cgroup(pid: int | str = "self") -> str | None:
@@ -120,7 +134,8 @@ def _clear_stale_probes(parent: Path) -> None:
 
 
 def _try_base(mount: Path, base: Path) -> tuple[Placement | None, str]:
-    parent = base / f"agent-tty-{os.getuid()}"
+    # The effective uid: it owns what mkdir makes, and the checks of a recorded leaf ask for it.
+    parent = base / f"agent-tty-{os.geteuid()}"
     try:
         parent.mkdir(mode=0o755, exist_ok=True)
         _clear_stale_probes(parent)
@@ -270,31 +285,183 @@ def agent_tty_leave_program_group(mechanism: str) -> bool | None:
     if mount is None or path is None:
         return True
     here = mount / path.lstrip("/")
-    if here.parent.parent.name != f"agent-tty-{os.getuid()}":
+    if here.parent.parent.name != f"agent-tty-{os.geteuid()}":
         return True  # not in a session leaf
     return _write(here.parent / "cgroup.procs", str(os.getpid()))
 
 
-# ---------------------------------------------------------------- the program's group
+# ---------------------------------------------------------------- opening a recorded leaf
+
+# program.json is data anyone who can write the session folder may have planted: its path and id
+# are checked and then opened folder by folder, and every later read, write and rmdir goes
+# through the fds so opened, never through the recorded path again.
+
+DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+"""A folder, never through a symlink (O_NOFOLLOW fails with ELOOP on one)."""
+OWN_DEPTH = 3
+"""agent-tty-<euid>/<home key>/<session id>: the folders of a leaf's path that we made."""
 
 
-def _leaf(group: GroupRef) -> Path | None:
-    """The leaf, when this process sees the recorded one: same path, same cgroup id, same boot."""
-    proof = group.proof or {}
-    record = proof.get("cgroup")
-    if not isinstance(record, dict) or proof.get("bootId") != procfs.boot_id():
-        return None
-    mount = cgroup2_mount()
-    path, cgroup_id = record.get("path"), record.get("id")
-    if mount is None or not isinstance(path, str) or not isinstance(cgroup_id, int):
-        return None
-    leaf = mount / path.lstrip("/")
+class NotOurs(Exception):
+    """A folder on the way is not a folder of cgroupfs, or not this user's where it must be."""
+
+
+@dataclass(frozen=True)
+class LeafFile:
+    """An interface file of an opened folder (cgroup.procs, ...), opened relative to its fd."""
+
+    dir_fd: int
+    name: str
+
+    def _open(self, flags: int) -> int:
+        return os.open(self.name, flags | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=self.dir_fd)
+
+    def exists(self) -> bool:
+        try:
+            os.stat(self.name, dir_fd=self.dir_fd, follow_symlinks=False)
+        except OSError:
+            return False
+        return True
+
+    def read_text(self) -> str:
+        with open(self._open(os.O_RDONLY), "rb") as handle:
+            return handle.read().decode("ascii", "replace")
+
+    def write_text(self, value: str) -> None:
+        fd = self._open(os.O_WRONLY)
+        try:
+            os.write(fd, value.encode())
+        finally:
+            os.close(fd)
+
+
+class OpenedPath:
+    """Folders of cgroupfs opened one below the other from the cgroup2 root, each checked as it
+    is opened; `path / name` is a file of the last one. Close it (it is a context manager)."""
+
+    def __init__(self, root_fd: int, dev: int) -> None:
+        self.fds = [root_fd]
+        self.names = [""]
+        self.dev = dev
+
+    def __enter__(self) -> OpenedPath:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def __truediv__(self, name: str) -> LeafFile:
+        return LeafFile(self.fds[-1], name)
+
+    @property
+    def fd(self) -> int:
+        return self.fds[-1]
+
+    def enter(self, name: str, owned: bool) -> None:
+        """Open the folder `name` of the last one. Raises OSError (FileNotFoundError: no such
+        folder) or NotOurs: another file system (a bind mount: its inodes are not cgroup ids),
+        or a folder we must have made that another uid owns."""
+        fd = os.open(name, DIR_FLAGS, dir_fd=self.fds[-1])
+        info = os.fstat(fd)
+        if info.st_dev != self.dev or (owned and info.st_uid != os.geteuid()):
+            os.close(fd)
+            raise NotOurs(name)
+        self.fds.append(fd)
+        self.names.append(name)
+
+    def leave(self) -> None:
+        os.close(self.fds.pop())
+        self.names.pop()
+
+    def rmdir_last(self) -> bool:
+        """Remove the last folder by its name in the folder above, which stays the one we
+        checked; True once it is gone. cgroupfs refuses a folder that has members or children."""
+        name = self.names[-1]
+        self.leave()
+        try:
+            os.rmdir(name, dir_fd=self.fds[-1])
+        except FileNotFoundError:
+            return True
+        except OSError:
+            return False
+        return True
+
+    def close(self) -> None:
+        while self.fds:
+            os.close(self.fds.pop())
+        self.names.clear()
+
+
+def _open_root() -> OpenedPath:
+    """The cgroup2 root, checked against mountinfo's device: a folder mounted over it is refused."""
+    found = _cgroup2_root()
+    if found is None:
+        raise NotOurs("no cgroup2 mount")
+    mount, dev = found
     try:
-        if leaf.stat().st_ino != cgroup_id:
-            return None
-    except OSError:
+        fd = os.open(mount, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError as err:
+        raise NotOurs(str(mount)) from err
+    if os.fstat(fd).st_dev != dev:
+        os.close(fd)
+        raise NotOurs(str(mount))
+    return OpenedPath(fd, dev)
+
+
+def _open_path(parts: list[str], owned: int) -> OpenedPath:
+    """Every folder of `parts` below the cgroup2 root, the last `owned` of them ours. Raises
+    OSError (FileNotFoundError: a folder is missing) or NotOurs."""
+    opened = _open_root()
+    try:
+        for index, name in enumerate(parts):
+            opened.enter(name, owned=index >= len(parts) - owned)
+    except BaseException:
+        opened.close()
+        raise
+    return opened
+
+
+def _leaf_parts(group: GroupRef) -> list[str] | None:
+    """The recorded path's folders, when it has the shape of a leaf this user made for this
+    session of this Home: "/" + folders, none empty, "." or "..", the last three
+    agent-tty-<euid>/<home key>/<session id>. Anything else is refused before it is opened."""
+    record = (group.proof or {}).get("cgroup")
+    path = record.get("path") if isinstance(record, dict) else None
+    if not isinstance(path, str) or not path.startswith("/") or "\0" in path:
+        return None
+    parts = path[1:].split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return None
+    # GroupRef.folder is <home>/sessions/<session id>; the host's spawn passed str(<home>).
+    own = [f"agent-tty-{os.geteuid()}", _home_key(str(group.folder.parent.parent)), group.session_id]
+    return parts if parts[-OWN_DEPTH:] == own else None
+
+
+def _open_leaf(group: GroupRef) -> OpenedPath | None:
+    """The recorded leaf, opened, when it is on cgroupfs, ours, and the directory the record
+    names: same cgroup id (the inode, on cgroupfs), same boot."""
+    proof = group.proof or {}
+    parts = _leaf_parts(group)
+    cgroup_id = proof["cgroup"].get("id") if parts is not None else None
+    if parts is None or type(cgroup_id) is not int or proof.get("bootId") != procfs.boot_id():
+        return None
+    try:
+        leaf = _open_path(parts, owned=OWN_DEPTH)
+    except (OSError, NotOurs):
+        return None
+    if os.fstat(leaf.fd).st_ino != cgroup_id:
+        leaf.close()
         return None
     return leaf
+
+
+def _leaf(group: GroupRef) -> AbstractContextManager[OpenedPath | None]:
+    """`with _leaf(group) as leaf:` the proven leaf, or None; closed at the end of the block."""
+    leaf = _open_leaf(group)
+    return leaf if leaf is not None else nullcontext()
+
+
+# ---------------------------------------------------------------- the program's group
 
 
 def _as_autogroup(group: GroupRef) -> GroupRef:
@@ -303,19 +470,27 @@ def _as_autogroup(group: GroupRef) -> GroupRef:
 
 def _gone_leaf(group: GroupRef) -> bool:
     """The recorded leaf no longer exists in our view, on the same boot: it was removed,
-    which happens only once it was empty."""
+    which happens only once it was empty. Only a path of a leaf's shape reads gone, and only
+    when a folder of it that we opened and checked lacks the next one (cgroup v2 folders are
+    never renamed, so the leaf is nowhere else); any other failure cannot tell."""
     proof = group.proof or {}
-    record = proof.get("cgroup")
+    parts = _leaf_parts(group)
     mount = cgroup2_mount()
-    if not isinstance(record, dict) or mount is None or proof.get("bootId") != procfs.boot_id():
+    if parts is None or mount is None or proof.get("bootId") != procfs.boot_id():
         return False
     own = own_cgroup()
     if own is None or not own.startswith("/") or not Path(mount, own.lstrip("/")).exists():
         return False  # our view of cgroupfs is not the host's: cannot tell
-    return not (mount / str(record.get("path", "")).lstrip("/")).exists()
+    try:
+        _open_path(parts, owned=OWN_DEPTH).close()
+    except FileNotFoundError:
+        return True
+    except (OSError, NotOurs):
+        return False
+    return False
 
 
-def _members(leaf: Path) -> list[int] | None:
+def _members(leaf: OpenedPath) -> list[int] | None:
     try:
         return [int(line) for line in (leaf / "cgroup.procs").read_text().split()]
     except FileNotFoundError:
@@ -324,7 +499,7 @@ def _members(leaf: Path) -> list[int] | None:
         return None
 
 
-def _populated(leaf: Path) -> bool | None:
+def _populated(leaf: OpenedPath) -> bool | None:
     try:
         for line in (leaf / "cgroup.events").read_text().splitlines():
             key, _, value = line.partition(" ")
@@ -337,26 +512,34 @@ def _populated(leaf: Path) -> bool | None:
     return None
 
 
-def _judge(group: GroupRef) -> tuple[GroupVerdict, Path | None]:
-    leaf = _leaf(group)
+def _verdict(group: GroupRef, leaf: OpenedPath | None) -> GroupVerdict:
     if leaf is None:
         if _gone_leaf(group):
-            return GroupVerdict.GONE, None
-        return autogroup.agent_tty_judge_group(group=_as_autogroup(group)), None
+            return GroupVerdict.GONE
+        return autogroup.agent_tty_judge_group(group=_as_autogroup(group))
     members = _members(leaf)
     if members is None:
-        return GroupVerdict.UNKNOWN, leaf
-    return (GroupVerdict.OWNED if members else GroupVerdict.GONE), leaf
+        return GroupVerdict.UNKNOWN
+    return GroupVerdict.OWNED if members else GroupVerdict.GONE
+
+
+@contextmanager
+def _judge(group: GroupRef) -> Iterator[tuple[GroupVerdict, OpenedPath | None]]:
+    """`with _judge(group) as (verdict, leaf):` the verdict and the proven leaf to act on, which
+    stays open for the block; leaf None: judged as linux_autogroup would, or gone."""
+    with _leaf(group) as leaf:
+        yield _verdict(group, leaf), leaf
 
 
 @hookimpl
 def agent_tty_judge_group(group: GroupRef) -> GroupVerdict | None:
     if not _ours(group.mechanism):
         return None
-    return _judge(group)[0]
+    with _judge(group) as (verdict, _leaf_held):
+        return verdict
 
 
-def _write(path: Path, value: str) -> bool:
+def _write(path: Path | LeafFile, value: str) -> bool:
     try:
         path.write_text(value)
         return True
@@ -364,7 +547,7 @@ def _write(path: Path, value: str) -> bool:
         return False
 
 
-def _wait_events(leaf: Path, key: str, value: str, limit: float) -> bool:
+def _wait_events(leaf: OpenedPath, key: str, value: str, limit: float) -> bool:
     deadline = time.monotonic() + limit
     while True:
         try:
@@ -378,7 +561,7 @@ def _wait_events(leaf: Path, key: str, value: str, limit: float) -> bool:
         time.sleep(EVENTS_POLL_S)
 
 
-def _kill_leaf(leaf: Path) -> None:
+def _kill_leaf(leaf: OpenedPath) -> None:
     """Every member at once; without cgroup.kill, freeze first so none can fork away."""
     if (leaf / "cgroup.kill").exists() and _write(leaf / "cgroup.kill", "1"):
         return
@@ -396,77 +579,90 @@ def _kill_leaf(leaf: Path) -> None:
 def agent_tty_kill_group(group: GroupRef, signal: int) -> GroupVerdict | None:
     if not _ours(group.mechanism):
         return None
-    verdict, leaf = _judge(group)
-    if leaf is None:
-        if verdict in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN):
-            return autogroup.agent_tty_kill_group(group=_as_autogroup(group), signal=signal)
+    with _judge(group) as (verdict, leaf):
+        if leaf is None:
+            if verdict in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN):
+                return autogroup.agent_tty_kill_group(group=_as_autogroup(group), signal=signal)
+            return verdict
+        if verdict is not GroupVerdict.OWNED:
+            return verdict
+        if signal == signals.SIGKILL:
+            _kill_leaf(leaf)
+            return verdict
+        # Other signals go to the program's process group, as a terminal's would, and only
+        # while a member of the proven leaf still leads or belongs to that group.
+        for pid in _members(leaf) or []:
+            try:
+                stat = procfs.read_stat(pid)
+            except PermissionError:
+                continue
+            if stat is not None and stat.pgrp == group.pid:
+                groups.signal_group(group.pid, signal)
+                break
         return verdict
-    if verdict is not GroupVerdict.OWNED:
-        return verdict
-    if signal == signals.SIGKILL:
-        _kill_leaf(leaf)
-        return verdict
-    # Other signals go to the program's process group, as a terminal's would, and only
-    # while a member of the proven leaf still leads or belongs to that group.
-    for pid in _members(leaf) or []:
-        try:
-            stat = procfs.read_stat(pid)
-        except PermissionError:
-            continue
-        if stat is not None and stat.pgrp == group.pid:
-            groups.signal_group(group.pid, signal)
-            break
-    return verdict
 
 
 @hookimpl
 def agent_tty_freeze_group(group: GroupRef) -> GroupVerdict | None:
     if not _ours(group.mechanism):
         return None
-    verdict, leaf = _judge(group)
-    if leaf is None:
-        return autogroup.agent_tty_freeze_group(group=_as_autogroup(group))
-    if verdict is GroupVerdict.OWNED:
-        _write(leaf / "cgroup.freeze", "1")
-        _wait_events(leaf, "frozen", "1", FREEZE_WAIT_S)
-    return verdict
+    with _judge(group) as (verdict, leaf):
+        if leaf is None:
+            return autogroup.agent_tty_freeze_group(group=_as_autogroup(group))
+        if verdict is GroupVerdict.OWNED:
+            _write(leaf / "cgroup.freeze", "1")
+            _wait_events(leaf, "frozen", "1", FREEZE_WAIT_S)
+        return verdict
 
 
 @hookimpl
 def agent_tty_thaw_group(group: GroupRef) -> GroupVerdict | None:
     if not _ours(group.mechanism):
         return None
-    verdict, leaf = _judge(group)
-    if leaf is None:
-        return autogroup.agent_tty_thaw_group(group=_as_autogroup(group))
-    _write(leaf / "cgroup.freeze", "0")
-    return verdict
+    with _judge(group) as (verdict, leaf):
+        if leaf is None:
+            return autogroup.agent_tty_thaw_group(group=_as_autogroup(group))
+        _write(leaf / "cgroup.freeze", "0")
+        return verdict
 
 
 @hookimpl
 def agent_tty_group_alive(group: GroupRef) -> bool | None:
     if not _ours(group.mechanism):
         return None
-    leaf = _leaf(group)
-    if leaf is None:
-        if _gone_leaf(group):
-            return False
-        return autogroup.agent_tty_group_alive(group=_as_autogroup(group))
-    populated = _populated(leaf)
-    return True if populated is None else populated  # unreadable: cannot tell, so alive
+    with _leaf(group) as leaf:
+        if leaf is None:
+            if _gone_leaf(group):
+                return False
+            return autogroup.agent_tty_group_alive(group=_as_autogroup(group))
+        populated = _populated(leaf)
+        return True if populated is None else populated  # unreadable: cannot tell, so alive
 
 
 @hookimpl
 def agent_tty_release_group(group: GroupRef) -> bool | None:
     if not _ours(group.mechanism):
         return None
-    leaf = _leaf(group)
-    if leaf is None:
-        return True
-    released = _populated(leaf) is False and _rmdir_when_empty(leaf)
-    if released:
-        _rmdir_when_empty(leaf.parent)  # the Home's folder, once its last leaf went (EBUSY otherwise)
-    return released
+    with _leaf(group) as leaf:
+        if leaf is None:
+            return True
+        released = _populated(leaf) is False and leaf.rmdir_last()
+        if released:
+            leaf.rmdir_last()  # the Home's folder, once its last leaf went (EBUSY otherwise)
+        return released
+
+
+def _free_stray(folder: OpenedPath, name: str) -> bool:
+    """Remove the empty leaf `name` of our Home's folder, opened and checked as a recorded
+    leaf is (a folder of cgroupfs that we own), and removed by name relative to the folder."""
+    try:
+        folder.enter(name, owned=True)
+    except (OSError, NotOurs):
+        return False  # a file (cgroup.procs, ...), or nothing we made
+    if _populated(folder) is False:
+        return folder.rmdir_last()
+    folder.leave()
+    return False
 
 
 @hookimpl
@@ -476,20 +672,15 @@ def agent_tty_sweep(home: str, session_ids: list[str]) -> list[str]:
     result, placement = probe()
     if placement is None:
         return []
-    folder = placement.parent / _home_key(home)
+    parts = [*placement.parent.relative_to(placement.mount).parts, _home_key(home)]
     try:
-        names = os.listdir(folder)
-    except OSError:
+        folder = _open_path(parts, owned=2)  # agent-tty-<euid>/<home key>: ours
+    except (OSError, NotOurs):
         return []
-    known = set(session_ids)
-    freed = []
-    for name in names:
-        leaf = folder / name
-        if name in known or not leaf.is_dir():
-            continue
-        if _populated(leaf) is False and _rmdir_when_empty(leaf):
-            freed.append(name)
-    _rmdir_when_empty(folder)
+    with folder:
+        known = set(session_ids)
+        freed = [name for name in os.listdir(folder.fd) if name not in known and _free_stray(folder, name)]
+        folder.rmdir_last()  # the Home's folder, once its last leaf went (EBUSY otherwise)
     return freed
 
 
