@@ -9,10 +9,11 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agent_tty.lifecycle.engine import Engine, unlink_socket, unreadable
+from agent_tty.lifecycle.incomplete import Incomplete, incomplete, why_kept
 from agent_tty.lifecycle.reconcile import reconcile
 from agent_tty.protocol.errors import AgentTtyError
 from agent_tty.protocol.status import Status, policy
-from agent_tty.storage.files import remove_session_folder
+from agent_tty.storage.files import exists, remove_session_folder
 from agent_tty.storage.records import Manifest
 
 if TYPE_CHECKING:
@@ -66,6 +67,9 @@ def gc(engine: Engine, options: GcOptions) -> GcReport:
 def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
     """None when the session was (or, dry, would be) removed; else why it stays."""
     paths = engine.home.session(session_id)
+    found = incomplete(paths)
+    if found is not None:
+        return _collect_incomplete(engine, paths, found, options)
     manifest = reconcile(engine, paths, engine.read_manifest(paths)).manifest
     rules = policy(manifest.status)
     if rules.active:
@@ -95,6 +99,24 @@ def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
         group = None  # checked above; only the leaf's release needs it
     _remove(paths)
     unlink_socket(last)
+    if group is not None:
+        engine.platform.release_group(group)
+    return None
+
+
+def _collect_incomplete(engine: Engine, paths: SessionPaths, found: Incomplete, options: GcOptions) -> str | None:
+    """A folder without a manifest goes once nothing of it can run (lifecycle/incomplete.py)."""
+    reason = why_kept(engine, paths, found)
+    if reason is not None:
+        return reason
+    if options.older_than_s is not None and found.age_s < options.older_than_s:
+        return f"incomplete, changed {found.age_s:.0f} s ago, younger than {options.older_than_s:g} s"
+    if options.dry_run:
+        return None
+    if exists(paths.manifest):
+        return "a manifest appeared meanwhile: gc judges it next time"
+    group = engine.group(paths)
+    _remove(paths)
     if group is not None:
         engine.platform.release_group(group)
     return None
