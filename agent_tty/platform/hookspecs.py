@@ -83,20 +83,12 @@ def agent_tty_kill_group(group: GroupRef, signal: int) -> GroupVerdict | None:
     """Prove the group and signal it in one synchronous step; signal only when OWNED.
 
     Return the verdict the proof read. This is the only path by which any signal reaches a
-    program's group (R15: no kill of a group that took the id).
+    program's group (R15: no kill of a group that took the id). A group that could fork away
+    from a kill is the plugin's to freeze inside this step (cgroup.freeze where cgroup.kill is
+    missing, SIGSTOP for a chain no scan sees), and to thaw before it returns: there is no
+    freeze hook, because a freeze held across two hook calls outlives a caller that dies
+    between them (docs/adr/0009-freeze-inside-the-plugin-step.md).
     """
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def agent_tty_freeze_group(group: GroupRef) -> GroupVerdict | None:
-    """Stop every member so that none can fork out of the next read; same proof as a kill."""
-    raise NotImplementedError
-
-
-@hookspec(firstresult=True)
-def agent_tty_thaw_group(group: GroupRef) -> GroupVerdict | None:
-    """Undo `agent_tty_freeze_group`."""
     raise NotImplementedError
 
 

@@ -225,14 +225,6 @@ class Platform:
             result = self._pm.hook.agent_tty_kill_group(group=group, signal=signal)
         return self._answer(group.mechanism, result, "kill_group")
 
-    def freeze_group(self, group: GroupRef) -> GroupVerdict:
-        self._require(group.mechanism)
-        return self._answer(group.mechanism, self._pm.hook.agent_tty_freeze_group(group=group), "freeze_group")
-
-    def thaw_group(self, group: GroupRef) -> GroupVerdict:
-        self._require(group.mechanism)
-        return self._answer(group.mechanism, self._pm.hook.agent_tty_thaw_group(group=group), "thaw_group")
-
     def group_alive(self, group: GroupRef) -> bool:
         self._require(group.mechanism)
         with _system_errors("check the program's group"):

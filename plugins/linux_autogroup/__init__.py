@@ -337,20 +337,6 @@ def agent_tty_kill_group(group: GroupRef, signal: int) -> GroupVerdict | None:
     return _signal_proven(group, signal)
 
 
-@hookimpl
-def agent_tty_freeze_group(group: GroupRef) -> GroupVerdict | None:
-    if not _ours(group.mechanism):
-        return None
-    return _signal_proven(group, signals.SIGSTOP)
-
-
-@hookimpl
-def agent_tty_thaw_group(group: GroupRef) -> GroupVerdict | None:
-    if not _ours(group.mechanism):
-        return None
-    return _signal_proven(group, signals.SIGCONT)
-
-
 def _only_zombies_twice(pgid: int) -> bool:
     """Gone when two scans in a row each show the group's processes and only zombies. A scan
     that shows none, or was refused a read, cannot tell (hidepid hides other users)."""

@@ -603,30 +603,6 @@ def agent_tty_kill_group(group: GroupRef, signal: int) -> GroupVerdict | None:
 
 
 @hookimpl
-def agent_tty_freeze_group(group: GroupRef) -> GroupVerdict | None:
-    if not _ours(group.mechanism):
-        return None
-    with _judge(group) as (verdict, leaf):
-        if leaf is None:
-            return autogroup.agent_tty_freeze_group(group=_as_autogroup(group))
-        if verdict is GroupVerdict.OWNED:
-            _write(leaf / "cgroup.freeze", "1")
-            _wait_events(leaf, "frozen", "1", FREEZE_WAIT_S)
-        return verdict
-
-
-@hookimpl
-def agent_tty_thaw_group(group: GroupRef) -> GroupVerdict | None:
-    if not _ours(group.mechanism):
-        return None
-    with _judge(group) as (verdict, leaf):
-        if leaf is None:
-            return autogroup.agent_tty_thaw_group(group=_as_autogroup(group))
-        _write(leaf / "cgroup.freeze", "0")
-        return verdict
-
-
-@hookimpl
 def agent_tty_group_alive(group: GroupRef) -> bool | None:
     if not _ours(group.mechanism):
         return None

@@ -8,10 +8,14 @@ host, a destroy re-run). It does nothing unless AGENT_TTY_REPLAY_HOLD is set:
 
 <process> is the command name (create, list, inspect, destroy, gc, ...) or `host`;
 <op> is rename (os.rename/os.replace, matched on the destination), read (open, or os.open
-of a file, for reading), write (open for writing), unlink (os.unlink/os.remove) or rmtree
+of a file, for reading), write (open or os.open for writing), unlink (os.unlink/os.remove) or rmtree
 (shutil.rmtree; with dir_fd, matched on the folder's full path);
 <nth> counts matching calls in that process from 1. The call is held <ms> milliseconds and
 then performed as usual: a hold changes timing only.
+
+One more op changes an answer instead of the timing: `hide` makes os.stat (and os.lstat) of a
+matching path raise FileNotFoundError from the <nth> call on, so the process believes a file is
+missing (a kernel without cgroup.kill); each hidden call logs a 'hide' line.
 """
 
 from __future__ import annotations
@@ -94,6 +98,7 @@ if _HOLDS:
     _real_unlink, _real_remove = os.unlink, os.remove
     _real_rmtree = shutil.rmtree
     _real_os_open = os.open
+    _real_stat, _real_lstat = os.stat, os.lstat
 
     def _open(file, mode="r", *args, **kwargs):  # type: ignore[no-untyped-def]
         writing = any(c in mode for c in "wax+")
@@ -103,7 +108,40 @@ if _HOLDS:
     def _os_open(path, flags, *args, **kwargs):  # type: ignore[no-untyped-def]
         if flags & os.O_ACCMODE == os.O_RDONLY and not flags & os.O_DIRECTORY:
             _maybe_hold("read", path, kwargs.get("dir_fd"))
+        elif flags & os.O_ACCMODE in (os.O_WRONLY, os.O_RDWR):
+            _maybe_hold("write", path, kwargs.get("dir_fd"))
         return _real_os_open(path, flags, *args, **kwargs)
+
+    def _hidden(path, dir_fd):  # type: ignore[no-untyped-def]
+        try:
+            text = os.fsdecode(path)
+        except TypeError:
+            return False
+        if dir_fd is not None and not text.startswith("/"):
+            try:
+                text = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), text)
+            except OSError:
+                pass
+        name = None
+        for hold in _HOLDS:
+            if hold["op"] == "hide" and text.endswith(hold["suffix"]):
+                name = name if name is not None else _process_name()
+                if hold["process"] == name:
+                    hold["seen"] += 1
+                    if hold["seen"] >= hold["nth"]:
+                        _log(f"hide {name} {text} pid={os.getpid()}")
+                        return True
+        return False
+
+    def _stat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if _hidden(path, kwargs.get("dir_fd")):
+            raise FileNotFoundError(2, "hidden by the replay tool", path)
+        return _real_stat(path, *args, **kwargs)
+
+    def _lstat(path, *args, **kwargs):  # type: ignore[no-untyped-def]
+        if _hidden(path, kwargs.get("dir_fd")):
+            raise FileNotFoundError(2, "hidden by the replay tool", path)
+        return _real_lstat(path, *args, **kwargs)
 
     def _rename(src, dst, *args, **kwargs):  # type: ignore[no-untyped-def]
         _maybe_hold("rename", dst)
@@ -127,6 +165,8 @@ if _HOLDS:
 
     builtins.open = _open
     os.open = _os_open
+    if any(hold["op"] == "hide" for hold in _HOLDS):
+        os.stat, os.lstat = _stat, _lstat
     os.rename, os.replace = _rename, _replace
     os.unlink, os.remove = _unlink, _remove
     shutil.rmtree = _rmtree

@@ -85,7 +85,6 @@ def _assert_never_acted_on(group: Any, *pids: int) -> None:
     for hook in (
         lambda: plugin.agent_tty_kill_group(group=group, signal=signal.SIGKILL),
         lambda: plugin.agent_tty_kill_group(group=group, signal=signal.SIGTERM),
-        lambda: plugin.agent_tty_freeze_group(group=group),
     ):
         assert hook() is not GroupVerdict.OWNED
     # Cannot tell is not gone: nothing reads the group ended while it runs.

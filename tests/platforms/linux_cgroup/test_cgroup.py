@@ -70,6 +70,39 @@ def test_destroy_ends_a_fork_chain(cli: Cli, tmp_path: Path) -> None:
 
 
 @cgroup
+@pytest.mark.parametrize("force", [False, True], ids=["destroy", "destroy-force"])
+def test_without_cgroup_kill_destroy_freezes_then_kills_a_fork_chain(cli: Cli, tmp_path: Path, force: bool) -> None:
+    """A kernel without cgroup.kill (before 5.14): the kill step freezes the leaf
+    (cgroup.freeze), SIGKILLs every listed member and thaws, so no member of a fork chain can
+    fork away meanwhile. The replay tool hides cgroup.kill from the host and the destroy."""
+    log = tmp_path / "replay.log"
+    # Hide cgroup.kill; log (a hold of 0 ms) each process's first two writes of cgroup.freeze.
+    hide = ",".join(
+        f"{who}:{op}:{suffix}:{nth}:0"
+        for who in ("host", "destroy")
+        for op, suffix, nth in (("hide", "/cgroup.kill", 1), ("write", "/cgroup.freeze", 1), ("write", "/cgroup.freeze", 2))
+    )
+    env = cli.replay_env(hide, log)
+    beat = tmp_path / "beat"
+    created = cli.run(
+        "create", "--", "sh", "-c", f'trap "" HUP; {sys.executable} {FIXTURES / "fork_chain.py"} {beat} 60 & wait', env=env
+    )
+    assert created.code == 0, created.stdout
+    sid = created.result["sessionId"]
+    wait_until(beat.exists, what="the chain to start")
+    done = cli.run("destroy", sid, *(["--force"] if force else []), env=env)
+    assert done.code == 0 and done.result["status"] == "destroyed", done.stdout
+    first = beat.read_text()
+    time.sleep(0.3)
+    assert beat.read_text() == first, "the chain survived destroy"
+    who = "destroy" if force else "host"
+    lines = log.read_text().splitlines()
+    assert any(line.startswith(f"hide {who} ") for line in lines), "the kill never looked for cgroup.kill"
+    freezes = [line for line in lines if line.startswith(f"hold {who} write ") and "/cgroup.freeze" in line]
+    assert len(freezes) == 2, f"expected a freeze and a thaw around the kill: {lines}"
+
+
+@cgroup
 def test_sessions_of_the_autogroup_mechanism_keep_it(cli: Cli) -> None:
     """A session whose program.json names linux_autogroup (an older session) stays with it."""
     old = cli.create("sh", "-c", 'trap "" HUP; exec sleep 300', options=())

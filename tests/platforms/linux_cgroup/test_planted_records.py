@@ -4,7 +4,7 @@ this user's own leaves (real kernel; the plugin's hooks called directly, as a CL
 Each planted proof names, by a path that is not one of our leaves, a folder holding a
 `cgroup.procs` that lists a process we started and a `cgroup.freeze` that is a symlink to a
 victim file: every hook must leave the process running, the victim unchanged, and read no
-OWNED. A leaf the plugin's own spawn made is still proven, frozen, killed and released.
+OWNED. A leaf the plugin's own spawn made is still proven, killed and released.
 """
 
 from __future__ import annotations
@@ -91,8 +91,6 @@ def _every_hook(group: Any, home: Path) -> dict[str, Any]:
         "judge": plugin.agent_tty_judge_group(group=group),
         "kill": plugin.agent_tty_kill_group(group=group, signal=signal.SIGKILL),
         "term": plugin.agent_tty_kill_group(group=group, signal=signal.SIGTERM),
-        "freeze": plugin.agent_tty_freeze_group(group=group),
-        "thaw": plugin.agent_tty_thaw_group(group=group),
         "alive": plugin.agent_tty_group_alive(group=group),
         "release": plugin.agent_tty_release_group(group=group),
         "sweep": plugin.agent_tty_sweep(home=str(home), session_ids=[]),
@@ -107,7 +105,7 @@ def _assert_untouched(verdicts: dict[str, Any], sleeper: subprocess.Popen[bytes]
     assert _state(sleeper.pid) not in ("T", "t"), "the planted record got an unrelated process stopped"
     assert victim.read_text() == VICTIM_TEXT, "a write through the planted cgroup.freeze symlink"
     assert verdicts["judge"] is not GroupVerdict.OWNED, verdicts
-    assert all(verdicts[k] is not GroupVerdict.OWNED for k in ("kill", "term", "freeze", "thaw")), verdicts
+    assert all(verdicts[k] is not GroupVerdict.OWNED for k in ("kill", "term")), verdicts
 
 
 @pytest.mark.parametrize("shaped", [False, True], ids=["any-tail", "our-tail"])
@@ -261,8 +259,6 @@ verdicts = {
     "judge": plugin.agent_tty_judge_group(group=group),
     "kill": plugin.agent_tty_kill_group(group=group, signal=signal.SIGKILL),
     "term": plugin.agent_tty_kill_group(group=group, signal=signal.SIGTERM),
-    "freeze": plugin.agent_tty_freeze_group(group=group),
-    "thaw": plugin.agent_tty_thaw_group(group=group),
     "alive": plugin.agent_tty_group_alive(group=group),
     "release": plugin.agent_tty_release_group(group=group),
 }
@@ -290,7 +286,7 @@ def _assert_untouched_there(verdicts: dict[str, Any], process: subprocess.Popen[
     assert process.poll() is None, f"the planted record got an unrelated process killed: {verdicts}"
     assert _state(process.pid) not in ("T", "t"), "the planted record got an unrelated process stopped"
     assert victim.read_text() == VICTIM_TEXT, "a write through the planted cgroup.freeze symlink"
-    assert "owned" not in (verdicts["judge"], verdicts["kill"], verdicts["term"], verdicts["freeze"], verdicts["thaw"]), verdicts
+    assert "owned" not in (verdicts["judge"], verdicts["kill"], verdicts["term"]), verdicts
 
 
 @as_root
@@ -360,9 +356,6 @@ def test_a_leaf_our_spawn_made_is_proven_frozen_killed_and_released(tmp_path: Pa
         group = GroupRef("linux_cgroup", program.pid, proof, folder, identity, sid)
         leaf = _mount() / proof["cgroup"]["path"].lstrip("/")
         assert plugin.agent_tty_judge_group(group=group) is GroupVerdict.OWNED
-        assert plugin.agent_tty_freeze_group(group=group) is GroupVerdict.OWNED
-        assert "frozen 1" in (leaf / "cgroup.events").read_text().splitlines()
-        assert plugin.agent_tty_thaw_group(group=group) is GroupVerdict.OWNED
         assert plugin.agent_tty_group_alive(group=group) is True
         assert plugin.agent_tty_release_group(group=group) is False, "a populated leaf stays"
         assert plugin.agent_tty_kill_group(group=group, signal=signal.SIGKILL) is GroupVerdict.OWNED
