@@ -39,12 +39,8 @@ class UnsafeHome(AgentTtyError):
 
 
 def _user(uid: int) -> str:
-    try:
-        import pwd
-
-        return f"{pwd.getpwuid(uid).pw_name} (uid {uid})"
-    except (ImportError, KeyError):
-        return f"uid {uid}"
+    name = _user_name(uid)
+    return f"uid {uid}" if name == str(uid) else f"{name} (uid {uid})"
 
 
 def _fix(path: str, info: os.stat_result | None, problem: str) -> str:
