@@ -562,10 +562,11 @@ def test_root_as_owner_creates_the_owners_session(lab: Lab) -> None:
 
 
 def _plant_fifo_session(home: Path) -> None:
-    """An ended session named `projects` whose program.json is a FIFO: gc's read of it blocks
-    until the swapper opens the other end, just before gc removes the folder."""
+    """An ended (exited) session named `projects` whose program.json is a FIFO: a reader that
+    blocks on it lets the swapper time its swap just before gc removes the folder; a reader
+    that refuses it (not a regular file) cannot check the group, so gc keeps the session."""
     folder = home / "sessions" / "projects"
-    plant(folder, manifest("projects", str(home / "run" / "projects.sock"), status="destroyed", host_pid=None))
+    plant(folder, manifest("projects", str(home / "run" / "projects.sock"), status="exited", host_pid=None))
     os.mkfifo(folder / "program.json", 0o600)
 
 
