@@ -4,14 +4,20 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from agent_tty.lifecycle.engine import GROUP_WAIT_S, POLL_S, Engine, host_timeout, unprovable_error, unreadable
 from agent_tty.lifecycle.reconcile import reconcile
 from agent_tty.protocol import rpc
-from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode, storage_error
 from agent_tty.protocol.status import Status, is_terminal
+from agent_tty.storage.files import exists, read_bytes
 from agent_tty.storage.home import SessionPaths
-from agent_tty.storage.records import Manifest
+from agent_tty.storage.records import Manifest, ProgramRecord
+from agent_tty.storage.schema import RecordError
+
+if TYPE_CHECKING:
+    from agent_tty.platform.types import GroupRef
 
 PLAIN_DESTROY_TIMEOUT_S = 10.0
 """The host's SIGHUP grace (2 s) plus its group wait (5 s), with room to spare."""
@@ -30,6 +36,10 @@ class DestroyOutcome:
 def destroy(engine: Engine, session_id: str, force: bool) -> DestroyOutcome:
     paths = engine.home.session(session_id)
     first = engine.read_manifest(paths)
+    if force and not is_terminal(first.status):
+        # ForceSkipsUnreadableGroup: _force reads the group only once the host is proven dead.
+        # A reconcile here would read it first, and fail on a record no retry makes readable.
+        return _force(engine, paths, first)
     manifest = reconcile(engine, paths, first).manifest
     if manifest.status is Status.DESTROYED:
         return DestroyOutcome(manifest, already=True)
@@ -39,8 +49,6 @@ def destroy(engine: Engine, session_id: str, force: bool) -> DestroyOutcome:
             if blind is not None:
                 return DestroyOutcome(engine.record_destroyed(paths, manifest), already=False, group_unchecked=blind)
         return DestroyOutcome(stop_leftovers_then_record_destroyed(engine, paths, manifest), already=False)
-    if force:
-        return _force(engine, paths, manifest)
     return DestroyOutcome(_plain(engine, paths, manifest), already=False)
 
 
@@ -53,7 +61,7 @@ def _unchecked_group(engine: Engine, paths: SessionPaths, manifest: Manifest) ->
     reason = None
     for attempt in range(2):
         try:
-            group = engine.group(paths)
+            group = _read_group(engine, paths)
             if group is not None:
                 engine.platform.judge_group(group)  # the first check: a failed /proc scan counts too
         except AgentTtyError as err:
@@ -67,6 +75,46 @@ def _unchecked_group(engine: Engine, paths: SessionPaths, manifest: Manifest) ->
         if attempt == 0:
             time.sleep(UNCHECKED_RETRY_S)
     return reason
+
+
+def _read_group(engine: Engine, paths: SessionPaths) -> GroupRef | None:
+    """engine.group for the forced path: None only when program.json is missing or does not
+    parse. engine.group also reads a failure with an errno outside UNREADABLE_ERRNOS (EMFILE,
+    EAGAIN, ENXIO, ...) as no record, and --force would then go on blind; here it fails the
+    destroy. Only a record that exists but proves nothing costs a second read."""
+    group = engine.group(paths)
+    if group is not None or not exists(paths.program):
+        return group
+    try:
+        data = read_bytes(paths.program)  # any read error raises, with its errno
+    except FileNotFoundError:
+        return None
+    try:
+        ProgramRecord.from_json(data, str(paths.program))
+    except RecordError:
+        return None  # it does not parse: it proves nothing
+    raise storage_error(f"{paths.program} changed while destroy read it; run destroy again", str(paths.program))
+
+
+def force_skips_group(engine: Engine, paths: SessionPaths, manifest: Manifest) -> bool:
+    """gc's hint (ForceSkipsUnreadableGroup): whether the read and first check that destroy
+    --force runs fail with an errno a retry does not change, as far as one try tells: for an
+    active session the host reads dead, and the group's record, or its first judgement, fails
+    as `unreadable` accepts. Then destroy --force records the session destroyed unchecked."""
+    from agent_tty.platform.types import HostVerdict
+
+    try:
+        if not is_terminal(manifest.status) and engine.judge_host(paths, manifest) is not HostVerdict.DEAD:
+            return False
+    except AgentTtyError:
+        return False  # destroy --force fails on the host's judgement too
+    try:
+        group = _read_group(engine, paths)
+        if group is not None:
+            engine.platform.judge_group(group)
+    except AgentTtyError as err:
+        return unreadable(err)
+    return False
 
 
 def stop_leftovers_then_record_destroyed(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
@@ -126,7 +174,8 @@ def _force(engine: Engine, paths: SessionPaths, manifest: Manifest) -> DestroyOu
     blind = _unchecked_group(engine, paths, again)
     if blind is not None:
         return DestroyOutcome(engine.record_destroyed(paths, again), already=False, group_unchecked=blind)
-    if not engine.stop_group_and_wait(engine.group(paths)):
+    # A read that fails after the first check fails the destroy: the group may have read alive.
+    if not engine.stop_group_and_wait(_read_group(engine, paths)):
         raise host_timeout(paths, "a process of the session's program group is still running")
     again = engine.read_manifest(paths)
     if again.status is Status.DESTROYED:
