@@ -57,13 +57,15 @@ class Engine:
     def group(self, paths: SessionPaths) -> GroupRef | None:
         """The group program.json proves; None when there is no record or it does not parse
         (a record that does not parse proves nothing: no kill). A read that fails with an
-        errno a retry does not change (EACCES, EIO, ...) raises: see `unreadable`."""
+        errno raises: a retry may change a transient one (EMFILE, EINTR, ...), so it never
+        reads as "no record" (which would let a destroy or gc go on without the group, R16,
+        R20); `unreadable` says which ones destroy --force may go on without."""
         from agent_tty.platform.types import GroupRef
 
         try:
             record = read_optional(paths.program, ProgramRecord)
         except AgentTtyError as err:
-            if unreadable(err):
+            if "errno" in err.details:
                 raise
             return None
         if record is None:
@@ -84,8 +86,13 @@ class Engine:
         if manifest.host_pid is None:
             return HostVerdict.UNKNOWN  # create always names the host: a null pid is no proof
         record = self.host_record(paths)
-        if record is not None and record.pid == manifest.host_pid:
-            return self.platform.judge_host(record.mechanism, record.pid, record.identity)
+        if record is not None:
+            verdict = self.platform.judge_host(record.mechanism, record.pid, record.identity)
+            # HostJsonOutranksHostPid: create and the host write host.json for the pid the
+            # manifest names, so the two differ only when a record was edited. A host that
+            # host.json proves alive (or cannot judge) is never read dead, whatever hostPid says.
+            if record.pid == manifest.host_pid or verdict is not HostVerdict.DEAD:
+                return verdict
         mechanism = record.mechanism if record is not None else manifest.mechanism
         if mechanism is None:
             return HostVerdict.UNKNOWN
@@ -154,9 +161,9 @@ class Engine:
         return record
 
 
-UNREADABLE_ERRNOS = frozenset({"EACCES", "EPERM", "EIO", "EISDIR", "EINVAL", "ENOTDIR", "ELOOP", "ENAMETOOLONG"})
+UNREADABLE_ERRNOS = frozenset({"EACCES", "EPERM", "EIO", "EISDIR", "EINVAL", "ENXIO", "ENOTDIR", "ELOOP", "ENAMETOOLONG"})
 """Read failures a retry does not change; only these let destroy --force go on blind. EINVAL is
-a record that is not a regular file (a FIFO, a device), EPERM one owned by another user, ELOOP
+a record that is not a regular file (a FIFO, a device; ENXIO: a socket), EPERM one owned by another user, ELOOP
 a link: storage refuses them, and they prove nothing."""
 
 

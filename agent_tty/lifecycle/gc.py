@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent_tty.lifecycle.engine import Engine, unlink_socket, unreadable
+from agent_tty.lifecycle.engine import POLL_S, Engine, unlink_socket, unreadable
 from agent_tty.lifecycle.incomplete import Incomplete, incomplete, why_kept
 from agent_tty.lifecycle.reconcile import reconcile
 from agent_tty.protocol.errors import AgentTtyError
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 RM_RETRY_DELAYS_S = (0.01, 0.02, 0.03)
 """A late write can land while rmtree runs (ENOTEMPTY at its last rmdir): remove again."""
 GROUP_RUNS = "the session's program group still runs (destroy ends it)"
+HOST_END_WAIT_S = 2.0
+"""How long gc waits for the host of an ended session to end after its last write."""
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ def gc(engine: Engine, options: GcOptions) -> GcReport:
                 continue  # another command removed it meanwhile
             reason = f"{err.code.value}: {err.message}"
             if unreadable(err):
-                reason = f"failed to check the session's program group (destroy --force removes it): {err.message}"
+                reason = _way_out(engine, session_id, err) or reason
         except Exception as err:  # one broken session must not stop the others' collection
             reason = f"INTERNAL_ERROR: {type(err).__name__}: {err}"
         if reason is None:
@@ -62,6 +64,25 @@ def gc(engine: Engine, options: GcOptions) -> GcReport:
         # What a crashed host left for sessions whose folders are gone (an empty cgroup leaf).
         engine.platform.sweep(str(engine.home.root), engine.home.session_ids())
     return report
+
+
+def _way_out(engine: Engine, session_id: str, err: AgentTtyError) -> str | None:
+    """ForceSkipsUnreadableGroup: gc names `destroy --force` only when the read and first check
+    that destroy --force runs fail the same way (force_skips_group); with session.json
+    unreadable, say, destroy --force fails too, and the reason is the error alone."""
+    from agent_tty.lifecycle.destroy import force_skips_group
+    from agent_tty.protocol.status import is_terminal
+
+    paths = engine.home.session(session_id)
+    try:
+        manifest = engine.read_manifest(paths)
+    except AgentTtyError:
+        return None
+    if not force_skips_group(engine, paths, manifest):
+        return None
+    # An active session fails in its reconcile (the host is dead); an ended one in gc's own check.
+    what = "check the session's program group" if is_terminal(manifest.status) else "reconcile session"
+    return f"failed to {what} (destroy --force removes it): {err.message}"
 
 
 def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
@@ -91,6 +112,10 @@ def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
     last = engine.read_manifest(paths)
     if not policy(last.status).collectable:
         return f"session is {last.status.value}"
+    # GcChecksTheLiving: an edited manifest may say ended while its host or group runs.
+    kept = _kept_by_the_living(engine, paths, last)
+    if kept is not None:
+        return kept
     if options.dry_run:
         return None
     try:
@@ -119,6 +144,29 @@ def _collect_incomplete(engine: Engine, paths: SessionPaths, found: Incomplete, 
     _remove(paths)
     if group is not None:
         engine.platform.release_group(group)
+    return None
+
+
+def _kept_by_the_living(engine: Engine, paths: SessionPaths, last: Manifest) -> str | None:
+    """Why the records contradict the living, or None. host.json's host proven alive keeps the
+    folder whatever the manifest says (R1): a host ends right after its terminal write (R7),
+    so gc waits up to HOST_END_WAIT_S for it first. A host gc cannot judge (another pid space)
+    does not keep an ended session, which no command could then remove. A destroyed status
+    without the `destroyed` marker was written by no destroy, so no destroy waited its group
+    out: gc judges that group as it does for exited and failed sessions (R20)."""
+    host = engine.host_record(paths)
+    if host is not None:
+        deadline = time.monotonic() + HOST_END_WAIT_S
+        while engine.platform.judge_host(host.mechanism, host.pid, host.identity).value == "alive":
+            if time.monotonic() >= deadline:
+                return f"the manifest says {last.status.value} but its host (pid {host.pid}) is alive"
+            time.sleep(POLL_S)
+    if last.status is Status.DESTROYED and not exists(paths.destroyed_marker):
+        if _group_runs(engine, engine.group(paths)):
+            return (
+                "the manifest says destroyed but no destroy recorded it (no destroyed marker), "
+                "and the session's program group still runs"
+            )
     return None
 
 

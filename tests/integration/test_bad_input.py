@@ -100,7 +100,7 @@ def test_json_envelope_is_one_document(cli: Cli) -> None:
     done = cli.run("list")
     assert done.stdout.count("\n") == 1
     doc = json.loads(done.stdout)
-    assert doc == {"ok": True, "command": "list", "result": {"sessions": [], "unreadable": []}}
+    assert doc == {"ok": True, "command": "list", "result": {"sessions": [], "unreadable": [], "incomplete": []}}
 
 
 @pytest.mark.parametrize("number", ["NaN", "Infinity", "-Infinity", "1e999"])
