@@ -9,9 +9,9 @@ from typing import TYPE_CHECKING
 from agent_tty.lifecycle.engine import GROUP_WAIT_S, POLL_S, Engine, host_timeout, unprovable_error, unreadable
 from agent_tty.lifecycle.reconcile import reconcile
 from agent_tty.protocol import rpc
-from agent_tty.protocol.errors import AgentTtyError, ErrorCode, storage_error
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode, not_found, storage_error
 from agent_tty.protocol.status import Status, is_terminal
-from agent_tty.storage.files import exists, read_bytes
+from agent_tty.storage.files import FolderGone, exists, read_bytes, read_optional
 from agent_tty.storage.home import SessionPaths
 from agent_tty.storage.records import Manifest, ProgramRecord
 from agent_tty.storage.schema import RecordError
@@ -27,15 +27,27 @@ UNCHECKED_RETRY_S = 0.1
 
 @dataclass(frozen=True)
 class DestroyOutcome:
-    manifest: Manifest
+    manifest: Manifest | None
+    """None when the manifest cannot be read: destroy --force stopped what the other records
+    prove and wrote the destroyed marker beside it (`manifest_error` says why)."""
     already: bool
     group_unchecked: str | None = None
     """Why destroy --force recorded destroyed without checking the program's group."""
+    manifest_error: str | None = None
 
 
 def destroy(engine: Engine, session_id: str, force: bool) -> DestroyOutcome:
     paths = engine.home.session(session_id)
-    first = engine.read_manifest(paths)
+    try:
+        first = engine.read_manifest(paths)
+    except AgentTtyError as err:
+        if err.code is not ErrorCode.STORAGE_ERROR:
+            raise
+        if not force:
+            raise AgentTtyError(
+                err.code, f"{err.message}; `destroy --force` stops what host.json and program.json prove", **err.details
+            ) from None
+        return _force_without_manifest(engine, paths, err)
     if force and not is_terminal(first.status):
         # ForceSkipsUnreadableGroup: _force reads the group only once the host is proven dead.
         # A reconcile here would read it first, and fail on a record no retry makes readable.
@@ -152,6 +164,50 @@ def _plain(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
     if result.get("status") == Status.DESTROYING.value or not is_terminal(final.status):
         raise host_timeout(paths, "the session's program group did not end in time; the session stays destroying")
     return stop_leftovers_then_record_destroyed(engine, paths, final)
+
+
+def _force_without_manifest(engine: Engine, paths: SessionPaths, err: AgentTtyError) -> DestroyOutcome:
+    """ManifestlessForce: a session whose manifest cannot be read (0 bytes, cut short, a wrong
+    version, a folder) is stopped through its other records, with the same proofs as ever: the
+    host host.json proves alive is killed and must read dead (R19), then the group program.json
+    proves is killed and must end (R15, R16). The manifest is left as it is (nothing is lost);
+    the destroyed marker says a destroy chose destroyed, and gc removes the folder once host.json
+    and program.json prove nothing alive."""
+    from agent_tty.platform.types import HostVerdict
+    from agent_tty.storage.files import write_marker
+    from agent_tty.storage.records import HostRecord
+
+    try:
+        host = read_optional(paths.host, HostRecord)
+    except AgentTtyError as host_err:
+        raise AgentTtyError(
+            ErrorCode.STORAGE_ERROR,
+            f"{err.message}; and host.json cannot be read ({host_err.message}): nothing proves the host, nothing was stopped",
+            **err.details,
+        ) from None
+    if host is None:
+        raise AgentTtyError(
+            ErrorCode.STORAGE_ERROR, f"{err.message}; and there is no host.json to prove the host: nothing was stopped", **err.details
+        )
+    engine.platform.kill_host(host.mechanism, host.pid, host.identity)  # only a host proven alive
+    deadline = time.monotonic() + GROUP_WAIT_S
+    while (verdict := engine.platform.judge_host(host.mechanism, host.pid, host.identity)) is not HostVerdict.DEAD:
+        if time.monotonic() >= deadline:
+            raise host_timeout(paths, f"cannot prove that the session host ended (it reads {verdict.value})")
+        time.sleep(POLL_S)
+    blind = None
+    group = _read_group(engine, paths)  # the host is dead: no program.json can appear now
+    if group is None:
+        blind = f"{paths.program} is missing or does not parse"
+    elif not engine.stop_group_and_wait(group):
+        raise host_timeout(paths, "a process of the session's program group is still running")
+    try:
+        write_marker(paths.destroyed_marker)
+    except FolderGone:
+        raise not_found(paths.session_id) from None
+    if group is not None:
+        engine.platform.release_group(group)
+    return DestroyOutcome(None, already=False, group_unchecked=blind, manifest_error=err.message)
 
 
 def _force(engine: Engine, paths: SessionPaths, manifest: Manifest) -> DestroyOutcome:

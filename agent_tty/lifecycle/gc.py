@@ -9,9 +9,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from agent_tty.lifecycle.engine import POLL_S, Engine, unlink_socket, unreadable
-from agent_tty.lifecycle.incomplete import Incomplete, incomplete, why_kept
+from agent_tty.lifecycle.incomplete import Incomplete, incomplete, what_runs, why_kept
 from agent_tty.lifecycle.reconcile import reconcile
-from agent_tty.protocol.errors import AgentTtyError
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.protocol.status import Status, policy
 from agent_tty.storage.files import exists, remove_session_folder
 from agent_tty.storage.records import Manifest
@@ -91,7 +91,13 @@ def _collect(engine: Engine, session_id: str, options: GcOptions) -> str | None:
     found = incomplete(paths)
     if found is not None:
         return _collect_incomplete(engine, paths, found, options)
-    manifest = reconcile(engine, paths, engine.read_manifest(paths)).manifest
+    try:
+        first = engine.read_manifest(paths)
+    except AgentTtyError as err:
+        if err.code is not ErrorCode.STORAGE_ERROR or not exists(paths.destroyed_marker):
+            raise
+        return _collect_unreadable_destroyed(engine, paths, err, options)
+    manifest = reconcile(engine, paths, first).manifest
     rules = policy(manifest.status)
     if rules.active:
         return f"session host is still alive ({manifest.status.value})"
@@ -140,6 +146,21 @@ def _collect_incomplete(engine: Engine, paths: SessionPaths, found: Incomplete, 
         return None
     if exists(paths.manifest):
         return "a manifest appeared meanwhile: gc judges it next time"
+    group = engine.group(paths)
+    _remove(paths)
+    if group is not None:
+        engine.platform.release_group(group)
+    return None
+
+
+def _collect_unreadable_destroyed(engine: Engine, paths: SessionPaths, err: AgentTtyError, options: GcOptions) -> str | None:
+    """A manifest that cannot be read beside a destroyed marker: what destroy --force leaves
+    (ManifestlessForce). It goes once host.json and program.json prove nothing alive."""
+    if options.stale_only:
+        return "not stale: destroyed (its manifest cannot be read)"
+    reason = what_runs(engine, paths, f"destroyed, with an unreadable manifest ({err.message})")
+    if reason is not None or options.dry_run:
+        return reason
     group = engine.group(paths)
     _remove(paths)
     if group is not None:

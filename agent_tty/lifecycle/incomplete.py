@@ -51,17 +51,23 @@ def why_kept(engine: Engine, paths: SessionPaths, found: Incomplete) -> str | No
     """Why gc must keep an incomplete folder; None once nothing of it can run."""
     if found.age_s < INCOMPLETE_GRACE_S:
         return f"incomplete (no session.json), changed {found.age_s:.0f} s ago: a create may still be writing it"
+    return what_runs(engine, paths, "incomplete")
+
+
+def what_runs(engine: Engine, paths: SessionPaths, what: str) -> str | None:
+    """What of a session without a usable manifest may still run, judged through host.json and
+    program.json alone; None once neither proves (or fails to judge) anything alive."""
     try:
         host = read_optional(paths.host, HostRecord)
     except AgentTtyError as err:
-        return f"incomplete, and its host.json cannot be checked: {err.message}"
+        return f"{what}, and its host.json cannot be checked: {err.message}"
     if host is not None:
         verdict = engine.platform.judge_host(host.mechanism, host.pid, host.identity).value
         if verdict != "dead":
-            return f"incomplete, but its host (pid {host.pid}) reads {verdict}"
+            return f"{what}, but its host (pid {host.pid}) reads {verdict}"
     group = engine.group(paths)  # an unreadable program.json raises: gc says why it keeps it
     if group is not None:
         verdict = engine.platform.judge_group(group).value
         if verdict in ("owned", "unknown", "unshared") or engine.platform.group_alive(group):
-            return f"incomplete, but its program's group reads {verdict}"
+            return f"{what}, but its program's group reads {verdict}"
     return None

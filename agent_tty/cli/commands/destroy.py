@@ -30,14 +30,17 @@ def command(
     outcome = destroy(engine, session_id, force)
     manifest = outcome.manifest
     result = {
-        "sessionId": manifest.session_id,
+        "sessionId": session_id,
         "destroyed": True,
         "alreadyDestroyed": outcome.already,
-        "status": manifest.status.value,
-        "exitCode": manifest.exit_code,
-        "exitSignal": manifest.exit_signal,
+        "status": manifest.status.value if manifest else "destroyed",
+        "exitCode": manifest.exit_code if manifest else None,
+        "exitSignal": manifest.exit_signal if manifest else None,
     }
-    human = f"{manifest.session_id} destroyed"
+    human = f"{session_id} destroyed"
+    if outcome.manifest_error:
+        result["manifestUnreadable"] = outcome.manifest_error
+        human += f"\nnote: its manifest cannot be read ({outcome.manifest_error}); the destroyed marker records the end"
     if outcome.group_unchecked:
         result["groupUnchecked"] = True
         result["warning"] = (
@@ -54,7 +57,15 @@ def _runs_inside(engine, paths, session_id: str) -> bool:  # type: ignore[no-unt
     # InsideCheckReadsEnv: before the host's start-up write no manifest names the program.
     if os.environ.get("AGENT_TTY_SESSION_ID") == session_id:
         return True
-    manifest = engine.read_manifest(paths)
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+    try:
+        manifest = engine.read_manifest(paths)
+    except AgentTtyError as err:
+        if err.code is not ErrorCode.STORAGE_ERROR:
+            raise
+        group = engine.group(paths)  # an unreadable manifest: program.json names the program
+        return group is not None and engine.platform.runs_inside(group.mechanism, group.pid)
     if manifest.child_pid is None or manifest.mechanism is None:
         return False
     return engine.platform.runs_inside(manifest.mechanism, manifest.child_pid)
