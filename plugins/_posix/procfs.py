@@ -127,6 +127,42 @@ def group_members(pgid: int) -> list[ProcStat]:
     return scan_group(pgid).members
 
 
+RECENT_PIDS = 64
+"""How many of the pids handed out last a session scan reads once more at its end."""
+
+
+def recent_pids(count: int = RECENT_PIDS) -> list[int]:
+    """The `count` pids handed out last in our pid namespace (ns_last_pid), newest first; none
+    when the file is not readable. A process that forks its successor and ends within a few ms
+    (a fork chain) is rarely in a listing of /proc, but most often among these."""
+    try:
+        with open("/proc/sys/kernel/ns_last_pid", "rb") as handle:
+            last = int(handle.read())
+    except (OSError, ValueError):
+        return []
+    return [pid for pid in range(last, last - count, -1) if pid > 1]
+
+
+def scan_session(sid: int) -> Scan:
+    """Every process in view whose session or process group is `sid`, zombies included: the
+    id of a session leader names its session and its own process group (a job of a shell with
+    job control has its own group in the same session; a group that took the id after the
+    session ended is in another session). The listing is followed by a read of the pids handed
+    out last, so that a fork chain is in view too."""
+    members: dict[int, ProcStat] = {}
+    refused = False
+    for pids in (list_pids, recent_pids):  # the recent ones taken after the listing's reads
+        for pid in pids():
+            try:
+                stat = read_stat(pid)
+            except PermissionError:
+                refused = True
+                continue
+            if stat is not None and (stat.session == sid or stat.pgrp == sid):
+                members[pid] = stat
+    return Scan(list(members.values()), refused)
+
+
 DEFAULT_AUTOGROUP = 0
 """The autogroup of every process whose ancestors never called setsid since boot (the kernel's
 threads, PID 1 and what it starts directly). Its file is empty; real autogroup ids start at 1."""

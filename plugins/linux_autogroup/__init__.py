@@ -6,6 +6,14 @@ does not repeat within a boot, and fork() passes it on, so a group that later ta
 program's id carries another autogroup and never gets a kill (R15). Without a token the
 leader's pid and start time prove the leader alone.
 
+The token proves every process of the program's session, not only its process group: a job of
+an interactive shell (bash with job control) gets a process group of its own but keeps the
+session id and the autogroup. A SIGKILL (destroy, gc's leftovers, a host that gives up) reaches
+the program's group with one killpg and every other carrier of the token by pid, each proven
+right before its kill; any other signal (the `signal` command's SIGINT, the shutdown's SIGHUP)
+goes to the program's group alone, as a terminal would send it. A process that calls setsid
+leaves the session and the autogroup, and with them our reach.
+
 Every part of a token is world-readable in /proc, so a record (data anyone who can write the
 Home may have planted) could name another user's session. A process proves a group or a host
 ours only when its real uid is our effective uid; another user's process that carries the
@@ -61,7 +69,11 @@ def agent_tty_probe() -> ProbeResult:
         return ProbeResult(MECHANISM, False, RANK, "/proc shows another pid namespace")
     # A caller in the default autogroup (started by PID 1 or a service manager without setsid)
     # is fine: each session's leader calls setsid and so gets an autogroup of its own.
-    return ProbeResult(MECHANISM, True, RANK, "autogroups and /proc are available", {"autogroup": own})
+    return ProbeResult(
+        MECHANISM, True, RANK,
+        "autogroups and /proc are available; a process that calls setsid leaves the session's reach",
+        {"autogroup": own},
+    )
 
 
 # ---------------------------------------------------------------- starting a program
@@ -194,7 +206,9 @@ def _foreign_leader(group: GroupRef, token: int) -> bool:
 
 
 def _judge(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
-    """The verdict, and a live member that carries the proof when OWNED."""
+    """The verdict, and a live member that carries the proof when OWNED: one of the program's
+    own process group when one is in view (the group kill re-reads it), else a job of the
+    session in a group of its own (the group is owned while any carrier of the token runs)."""
     if not _shares_host_pids(group):
         return GroupVerdict.UNSHARED, None
     proof = group.proof or {}
@@ -210,9 +224,10 @@ def _judge(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
         return GroupVerdict.UNKNOWN, None
     cannot_tell = False
     live_seen = False
+    job: procfs.ProcStat | None = None
     # A member can fork and end while one scan lists /proc: scan twice before "gone".
     for _scan in range(2):
-        for member in procfs.group_members(group.pid):
+        for member in procfs.scan_session(group.pid).members:
             if not procfs.is_live_state(member.state) and not procfs.has_live_thread(member.pid):
                 continue
             try:
@@ -224,11 +239,16 @@ def _judge(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
                 continue  # it ended between the reads: no witness either way
             if member.session == group.pid and autogroup == token_autogroup:
                 if _run_by_us(member.pid):
-                    return GroupVerdict.OWNED, member
+                    if member.pgrp == group.pid:
+                        return GroupVerdict.OWNED, member
+                    job = job or member
+                    continue
                 # Another user's process with the token (a setuid-root helper the program
                 # started): beyond our kill, it keeps the group alive but proves nothing.
                 cannot_tell = True
             live_seen = True
+        if job is not None:
+            return GroupVerdict.OWNED, job
         if live_seen:
             break
     if cannot_tell:
@@ -290,6 +310,10 @@ def _frozen_judgement(group: GroupRef) -> GroupVerdict:
     Sent only while the id is in use and /proc shows our own pid space (else the id could
     name a group of ours in another namespace). SIGSTOP is the one signal that may reach a
     group before its proof: it is undone in the same step and ends nothing.
+
+    The judgement reads the whole session: a stopped member of the group, or a job of the
+    session, proves the id. While any process of the session runs, its id (the program's pid)
+    is held, so no other group can have taken it.
     """
     if _token(group) is None or not procfs.proc_shows_own_pid_space():
         return GroupVerdict.GONE
@@ -330,11 +354,124 @@ def _signal_proven(group: GroupRef, signal: int) -> GroupVerdict:
     return verdict
 
 
+JOB_KILL_ROUNDS = 10
+"""At most this many scans for jobs to kill in one SIGKILL; two in a row that show none end it."""
+
+
+def _still_carrier(proc: procfs.ProcStat, sid: int, token: int) -> bool:
+    """The process still carries the token: the session id, the autogroup and our uid. The stat
+    is read last: its start time shows that the other reads were of the same process."""
+    try:
+        autogroup = procfs.read_autogroup(proc.pid)
+        ours = _run_by_us(proc.pid)
+        again = procfs.read_stat(proc.pid)
+    except OSError:
+        return False
+    return (
+        again is not None
+        and again.start_time == proc.start_time
+        and again.session == sid
+        and autogroup == token
+        and ours is True
+    )
+
+
+def _jobs(group: GroupRef, token: int, killed: set[tuple[int, int]]) -> list[procfs.ProcStat]:
+    """Live carriers of the token outside the program's own process group (the jobs of a shell
+    with job control, each in a group of its own), less those already killed."""
+    found = []
+    for proc in procfs.scan_session(group.pid).members:
+        if proc.session != group.pid or proc.pgrp == group.pid or (proc.pid, proc.start_time) in killed:
+            continue
+        if not procfs.is_live_state(proc.state) and not procfs.has_live_thread(proc.pid):
+            continue
+        if _still_carrier(proc, group.pid, token):
+            found.append(proc)
+    return found
+
+
+def _kill_carrier(proc: procfs.ProcStat, sid: int, token: int) -> None:
+    """Prove the process a carrier once more and SIGKILL it, by pid, in one step. A pidfd opened
+    before the proof names the process the proof read: no reuse of the pid comes between
+    (without pidfds, a kernel before 5.3, the kill by pid follows the proof at once)."""
+    try:
+        fd: int | None = os.pidfd_open(proc.pid)
+    except ProcessLookupError:
+        return
+    except (AttributeError, OSError):
+        fd = None
+    try:
+        if _still_carrier(proc, sid, token):
+            if fd is not None:
+                signals.pidfd_send_signal(fd, signals.SIGKILL)
+            else:
+                os.kill(proc.pid, signals.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    finally:
+        if fd is not None:
+            os.close(fd)
+
+
+def _kill_jobs(group: GroupRef) -> bool:
+    """JobsOfTheSession: SIGKILL every carrier of the token outside the program's process group,
+    each by pid right after its own proof; True when any was found.
+
+    A job that forks: the groups of the jobs a scan proved get SIGSTOP first, which stops each
+    whole group at once (a child forked during the delivery too), so that the next scan shows
+    every member and none forks while it is proven and killed. As in _frozen_judgement the stop
+    ends nothing and is undone in the same step (SIGCONT); only the kills need a proof, and each
+    has its own. Two scans in a row without a job end it. A job none of whose processes any scan
+    shows is beyond reach (procfs.scan_session reads the pids handed out last, so a fork chain
+    is seen as long as the machine forks little else meanwhile).
+    """
+    token = _token(group)
+    # The group-wide part of _judge's proof: the same pid space and boot (autogroup ids start
+    # again at each boot), and no other user's leader (its session is not ours to kill in).
+    if token is None or not _shares_host_pids(group):
+        return False
+    if (group.proof or {}).get("bootId") != procfs.boot_id() or _foreign_leader(group, token):
+        return False
+    killed: set[tuple[int, int]] = set()
+    quiet = 0
+    for _round in range(JOB_KILL_ROUNDS):
+        jobs = _jobs(group, token, killed)
+        if not jobs:
+            quiet += 1
+            if quiet == 2:
+                break
+            continue
+        quiet = 0
+        # Never our own group: nothing would undo that stop (a destroy the program runs re-runs
+        # in a session of its own, so this is only a guard).
+        stopped = sorted({job.pgrp for job in jobs if job.pgrp > 1 and job.pgrp != os.getpgrp()})
+        for pgid in stopped:
+            groups.signal_group(pgid, signals.SIGSTOP)
+        try:
+            for job in _jobs(group, token, killed):
+                _kill_carrier(job, group.pid, token)
+                killed.add((job.pid, job.start_time))
+        finally:
+            for pgid in stopped:
+                groups.signal_group(pgid, signals.SIGCONT)
+    return bool(killed)
+
+
 @hookimpl
 def agent_tty_kill_group(group: GroupRef, signal: int) -> GroupVerdict | None:
+    """Any signal goes to the program's process group (_signal_proven); a SIGKILL also ends the
+    session's jobs (_kill_jobs). SIGINT, SIGHUP and the rest reach the jobs only as the program
+    passes them on: a terminal's ^C goes to the foreground group alone as well."""
     if not _ours(group.mechanism):
         return None
-    return _signal_proven(group, signal)
+    verdict = _signal_proven(group, signal)
+    # GONE too: a job that forks fast may have escaped the judgement's scans.
+    if signal == signals.SIGKILL and verdict in (GroupVerdict.OWNED, GroupVerdict.GONE) and _kill_jobs(group):
+        # A live job proves the session owned, which keeps the program's group from the frozen
+        # judgement; with the jobs ended a fork chain there that no scan showed gets it now.
+        _signal_proven(group, signal)
+        return GroupVerdict.OWNED
+    return verdict
 
 
 def _only_zombies_twice(pgid: int) -> bool:
@@ -356,6 +493,8 @@ def agent_tty_group_alive(group: GroupRef) -> bool | None:
     proof_boot = (group.proof or {}).get("bootId")
     if proof_boot is not None and proof_boot != procfs.boot_id():
         return False  # every process of that boot has ended; the id now names another
+    # Owned while any carrier of the token runs, a job of the session in a group of its own too:
+    # destroy waits for the jobs, and gc keeps the session while one runs.
     verdict, _member = _judge(group)
     if verdict in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED):
         return True
