@@ -21,6 +21,8 @@ CONSTANTS
     Unseen,         \* the leftover is a fork chain that no /proc scan shows
     ZombiesInView,  \* a PID 1 that never reaps: a fork chain leaves zombies in view
     OtherSpace,     \* destroy, list and gc run in another pid space than the host
+    LeafUnseen,     \* with Cgroup: destroy, list and gc run in another cgroup namespace than
+                    \* the host, where the leaf's recorded path is missing while the leaf runs
     Foreign,        \* a process of another user may join the group (sudo cmd &)
     Win32,          \* SIGTERM ends the host at once, as on Windows
     DestroyKinds,   \* subset of {"plain", "force"}
@@ -38,7 +40,8 @@ CONSTANTS
     TokenNamesProgram, UnsharedGroupReadsUnknown, GcKeepsLiveGroup,
     CreateRecordsHost, ReusedIdReadsGone, ProvesHostPid, FreezesUnseenGroup,
     GcProbesUnseenGroup, GcFreezesUnseenGroup, GcSkipsNonCollectable,
-    GcFinalCheck, ShutdownChecksCommandable, ReconcileRecordsExit
+    GcFinalCheck, ShutdownChecksCommandable, ReconcileRecordsExit,
+    MissingLeafNeedsSameRoot
 
 VARIABLES
     \* ---- the session folder
@@ -94,11 +97,20 @@ Members == leader = "runs" \/ leftover \/ foreign
 HasRecord(view) == view = "host" \/ programJson
 OwnSpace(view) == view = "host" \/ ~OtherSpace
 
-(* Platform.judge_group: linux_cgroup's leaf, or linux_autogroup's _judge (token) and
+(* linux_cgroup: the host made the leaf in its own view of cgroupfs. A CLI in another cgroup
+   namespace (LeafUnseen) resolves the recorded path from another root: it finds nothing there
+   while the leaf runs. _gone_leaf reads a missing path gone only from the root the path was
+   recorded against (MissingLeafNeedsSameRoot); otherwise the CLI judges by the token. *)
+SeesLeaf(view) == Cgroup /\ (view = "host" \/ ~LeafUnseen)
+MissingReadsGone(view) == Cgroup /\ ~SeesLeaf(view) /\ ~MissingLeafNeedsSameRoot
+ByToken(view) == ~SeesLeaf(view) /\ ~MissingReadsGone(view)
+
+(* Platform.judge_group: linux_cgroup's leaf (_verdict), or linux_autogroup's _judge (token) and
    _judge_leader (no token). "none": no record, nothing to judge. *)
 Verdict(view) ==
     IF ~HasRecord(view) THEN "none"
-    ELSE IF Cgroup THEN (IF Members THEN "owned" ELSE "gone")
+    ELSE IF SeesLeaf(view) THEN (IF Members THEN "owned" ELSE "gone")
+    ELSE IF MissingReadsGone(view) THEN "gone"
     ELSE IF ~OwnSpace(view) THEN (IF UnsharedGroupReadsUnknown THEN "unshared" ELSE "gone")
     ELSE IF ~KillsProgramGroup THEN (IF leader = "runs" THEN "owned" ELSE "gone")
     ELSE IF Token THEN
@@ -114,7 +126,7 @@ Verdict(view) ==
 
 \* linux_autogroup _frozen_judgement: SIGSTOP to the id holds a fork chain in view.
 FrozenOwned(view) ==
-    /\ Token /\ tokenOk /\ ~Cgroup /\ OwnSpace(view) /\ KillsProgramGroup
+    /\ Token /\ tokenOk /\ ByToken(view) /\ OwnSpace(view) /\ KillsProgramGroup
     /\ leftover /\ Unseen
 
 (* Platform.group_alive: the verdict, then kill(-pgid, 0) when nothing is in view. *)
@@ -124,7 +136,7 @@ Alive(view) ==
     ELSE IF v \in {"owned", "unshared"} THEN TRUE
     ELSE IF v = "unknown" THEN ProbeCountsDeniedGroup
     ELSE IF v = "unproven" THEN ~ReusedIdReadsGone
-    ELSE IF Cgroup \/ ~KillsProgramGroup \/ ~OwnSpace(view) THEN FALSE
+    ELSE IF ~ByToken(view) \/ ~KillsProgramGroup \/ ~OwnSpace(view) THEN FALSE
     ELSE IF ~leftover THEN FALSE
     \* the probe finds the unseen chain: GcFreezesUnseenGroup stops and judges it, else
     \* two scans that show only zombies read it ended
@@ -138,10 +150,10 @@ GcSeesGroupRuns ==
 
 KillGroupChanges == <<leader, leftover, foreign, groupSignalled, unrelatedKilled, leftoverKilled>>
 
-KillMembers ==
+KillMembers(view) ==
     /\ leader' = IF leader = "runs" THEN "ended" ELSE leader
     /\ leftover' = (leftover /\ ~KillsProgramGroup)
-    /\ foreign' = (foreign /\ ~(Cgroup /\ KillsProgramGroup))  \* cgroup.kill reaches every uid
+    /\ foreign' = (foreign /\ ~(SeesLeaf(view) /\ KillsProgramGroup))  \* cgroup.kill reaches every uid
     /\ groupSignalled' = TRUE
     \* a kill that reached what the program left while nothing else of the group was in view
     /\ leftoverKilled' = (leftoverKilled \/ (leftover /\ leader # "runs" /\ ~foreign /\ KillsProgramGroup))
@@ -150,10 +162,10 @@ KillMembers ==
    Without ProvesGroupOwnership the kill goes to the recorded id, whoever holds it now. *)
 KillGroup(view) ==
     IF ~ProvesGroupOwnership /\ HasRecord(view) /\ OwnSpace(view)
-    THEN /\ KillMembers
+    THEN /\ KillMembers(view)
          /\ unrelatedKilled' = (unrelatedKilled \/ (reused /\ ~Members))
     ELSE IF Verdict(view) = "owned" \/ (Verdict(view) = "gone" /\ FreezesUnseenGroup /\ FrozenOwned(view))
-    THEN KillMembers /\ UNCHANGED unrelatedKilled
+    THEN KillMembers(view) /\ UNCHANGED unrelatedKilled
     ELSE UNCHANGED KillGroupChanges
 
 -----------------------------------------------------------------------------
@@ -963,4 +975,7 @@ NoWitnessProgramOutlivesHost == ~(leader = "runs" /\ hpc = "dead" /\ mf.status =
 NoWitnessChainStopped == ~(Unseen /\ leftoverKilled /\ mf.status = "destroyed")
 NoWitnessUnsharedDestroyCompletes == ~(OtherSpace /\ dResult = "ok")
 NoWitnessUnsharedGcRemovesLeftover == ~(OtherSpace /\ removedOnce /\ leftover)
+\* destroy, outside the leaf's cgroup namespace, kills what an exited program left (by the token)
+NoWitnessUnseenLeafStopped ==
+    ~(Cgroup /\ LeafUnseen /\ leftoverKilled /\ dCopy.status = "exited" /\ dResult = "ok" /\ mf.status = "destroyed")
 =============================================================================

@@ -286,6 +286,13 @@ GUARDS: dict[str, Callable[[], bool]] = {
     "GcFinalCheck": lambda: before(
         GC, "_collect", "last = engine.read_manifest(paths)", "if not policy(last.status).collectable:", "_remove(paths)"
     ),
+    "MissingLeafNeedsSameRoot": lambda: before(
+        CGROUP, "_gone_leaf",
+        "if type(root_id) is not int or os.fstat(root.fd).st_ino != root_id:\n    return False",
+        "root.descend(parts, OWN_DEPTH)", "except FileNotFoundError:\n    return True",
+    ) and has(CGROUP, "agent_tty_capture_program", "root_id = os.fstat(root.fd).st_ino", "'rootId': root_id")
+    and has(CGROUP, "_verdict", "if _gone_leaf(group):\n    return GroupVerdict.GONE")
+    and has(CGROUP, "agent_tty_group_alive", "if _gone_leaf(group):\n    return False"),
 }
 
 # ------------------------------------------------------------------ what the hashes cover
@@ -293,8 +300,14 @@ GUARDS: dict[str, Callable[[], bool]] = {
 COVERED: dict[str, tuple[str, ...]] = {
     CREATE: ("HostLaunch.stop", "_launch_host", "create", "_give_up", "_wait_ready"),
     RECONCILE: ("reconcile", "_reread", "repair_marked"),
-    DESTROY: ("destroy", "_unchecked_group", "stop_leftovers_then_record_destroyed", "_plain", "_force"),
-    GC: ("gc", "_collect", "_group_runs", "_remove"),
+    DESTROY: (
+        "destroy", "_unchecked_group", "_read_group", "force_skips_group", "stop_leftovers_then_record_destroyed",
+        "_plain", "_force", "_force_without_manifest",
+    ),
+    GC: (
+        "gc", "_way_out", "_collect", "_collect_incomplete", "_collect_unreadable_destroyed", "_kept_by_the_living",
+        "_group_runs", "_remove",
+    ),
     ENGINE: (
         "Engine.read_manifest", "Engine.host_record", "Engine.group", "Engine.judge_host", "Engine.stop_group",
         "Engine.wait_group_gone", "Engine.stop_group_and_wait", "Engine.unprovable", "Engine.write_manifest",
@@ -311,11 +324,12 @@ COVERED: dict[str, tuple[str, ...]] = {
     STATUS: ("STATUS_POLICY",),
     DESTROY_CLI: ("command", "_runs_inside", "_rerun_in_new_session"),
     AUTOGROUP: (
-        "capture_token", "_shares_host_pids", "_judge", "_judge_leader", "_still_member", "_frozen_judgement",
+        "capture_token", "_shares_host_pids", "_judge", "_judge_leader", "_still_carrier", "_jobs", "_kill_carrier",
+        "_kill_jobs", "_still_member", "_frozen_judgement",
         "_signal_proven", "agent_tty_kill_group", "_only_zombies_twice", "agent_tty_group_alive", "_judge_host",
         "agent_tty_judge_host", "agent_tty_kill_host",
     ),
-    CGROUP: ("_judge", "_kill_leaf", "agent_tty_kill_group", "_populated", "agent_tty_group_alive"),
+    CGROUP: ("_judge", "_verdict", "_gone_leaf", "_kill_leaf", "agent_tty_kill_group", "_populated", "agent_tty_group_alive"),
     GROUPS: ("_checked", "signal_group", "probe_group"),
 }
 

@@ -155,6 +155,14 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         [("plugins/linux_autogroup/__init__.py", "    if not group.folder.is_dir():\n        return GroupVerdict.GONE, None  # FallbackNeedsFolder", "    if False:\n        return GroupVerdict.GONE, None  # FallbackNeedsFolder")],
         "tests/platforms/linux_autogroup/test_contract.py::test_no_token_proves_only_a_matching_leader",
     ),
+    "MissingLeafNeedsSameRoot": (
+        [(
+            "plugins/linux_cgroup/__init__.py",
+            "        if type(root_id) is not int or os.fstat(root.fd).st_ino != root_id:\n            return False  # MissingLeafNeedsSameRoot",
+            "        if False:\n            return False  # MissingLeafNeedsSameRoot",
+        )],
+        "tests/platforms/linux_cgroup/test_namespaces.py::test_gc_outside_the_cgroup_namespace_keeps_a_running_leaf",
+    ),
     "CreateRecordsHostPid": (
         [("agent_tty/lifecycle/create.py", "        engine.write_manifest(paths, manifest.replace(host_pid=host.pid))", "        engine.write_manifest(paths, manifest)")],
         "tests/integration/test_lifecycle.py::test_create_waits_for_a_slow_host_start_up_write",

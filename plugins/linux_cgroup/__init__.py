@@ -8,10 +8,13 @@ every member in one write, `cgroup.freeze` stops them all at once, and `cgroup.e
 `populated 0` once no live member is left (zombies do not count).
 
 program.json's proof names the leaf by its path relative to the cgroup2 root and by its
-cgroup id (the directory's inode), plus the boot id; a process proves the leaf is the session's
-when that path resolves, in its own view of cgroupfs, to the same id on the same boot. The
-proof also carries linux_autogroup's token, so a process that cannot see the leaf (another
-cgroup namespace, no cgroupfs) judges the group as linux_autogroup would.
+cgroup id (the directory's inode), plus the boot id and the cgroup id of the root that path is
+relative to (the root of the capturing host's cgroup namespace); a process proves the leaf is
+the session's when that path resolves, in its own view of cgroupfs, to the same id on the same
+boot. A missing path proves the leaf gone only from the same root: a process in another cgroup
+namespace resolves the path elsewhere. The proof also carries linux_autogroup's token, so a
+process that cannot see the leaf (another cgroup namespace, no cgroupfs) judges the group as
+linux_autogroup would.
 
 The Home is a trust boundary: a record is data, not authority. A recorded path must end in
 agent-tty-<euid>/<home key>/<session id> and is opened folder by folder without following a
@@ -257,15 +260,19 @@ def agent_tty_capture_program(mechanism: str, pid: int, host_pid: int) -> Captur
     if not _ours(mechanism):
         return None
     token = autogroup.capture_token(pid, host_pid) or {}
-    mount = cgroup2_mount()
+    # /proc/PID/cgroup gives the path relative to the root of our cgroup namespace, which is
+    # the root of the mount _open_root picks (mountinfo root "/"): its id names that root.
     path = own_cgroup(pid)
-    if mount is None or path is None or path == "/":
+    if path is None or path == "/":
         return CapturedProgram(proof=token or None)
     try:
-        cgroup_id = (mount / path.lstrip("/")).stat().st_ino
-    except OSError:
+        with _open_root() as root:
+            root_id = os.fstat(root.fd).st_ino
+            cgroup_id = os.stat(path.lstrip("/"), dir_fd=root.fd).st_ino
+    except (OSError, NotOurs):
         return CapturedProgram(proof=token or None)
-    return CapturedProgram(proof={**token, "bootId": procfs.boot_id(), "cgroup": {"path": path, "id": cgroup_id}})
+    record = {"path": path, "id": cgroup_id, "rootId": root_id}
+    return CapturedProgram(proof={**token, "bootId": procfs.boot_id(), "cgroup": record})
 
 
 @hookimpl
@@ -357,6 +364,11 @@ class OpenedPath:
     def fd(self) -> int:
         return self.fds[-1]
 
+    def descend(self, parts: list[str], owned: int) -> None:
+        """Enter every folder of `parts` in turn, the last `owned` of them ours (see enter)."""
+        for index, name in enumerate(parts):
+            self.enter(name, owned=index >= len(parts) - owned)
+
     def enter(self, name: str, owned: bool) -> None:
         """Open the folder `name` of the last one. Raises OSError (FileNotFoundError: no such
         folder) or NotOurs: another file system (a bind mount: its inodes are not cgroup ids),
@@ -413,8 +425,7 @@ def _open_path(parts: list[str], owned: int) -> OpenedPath:
     OSError (FileNotFoundError: a folder is missing) or NotOurs."""
     opened = _open_root()
     try:
-        for index, name in enumerate(parts):
-            opened.enter(name, owned=index >= len(parts) - owned)
+        opened.descend(parts, owned)
     except BaseException:
         opened.close()
         raise
@@ -469,10 +480,13 @@ def _as_autogroup(group: GroupRef) -> GroupRef:
 
 
 def _gone_leaf(group: GroupRef) -> bool:
-    """The recorded leaf no longer exists in our view, on the same boot: it was removed,
-    which happens only once it was empty. Only a path of a leaf's shape reads gone, and only
-    when a folder of it that we opened and checked lacks the next one (cgroup v2 folders are
-    never renamed, so the leaf is nowhere else); any other failure cannot tell."""
+    """The recorded leaf no longer exists, on the same boot: it was removed, which happens only
+    once it was empty. Only a path of a leaf's shape reads gone, only from the root the host
+    recorded the path against (MissingLeafNeedsSameRoot: in another cgroup namespace the same
+    path names another folder, or none, while the leaf runs), and only when a folder of it
+    that we opened and checked lacks the next one (cgroup v2 folders are never renamed, so the
+    leaf is nowhere else); anything else cannot tell. A record without the root's id (written
+    before it was recorded) never reads gone through a missing path."""
     proof = group.proof or {}
     parts = _leaf_parts(group)
     mount = cgroup2_mount()
@@ -481,12 +495,20 @@ def _gone_leaf(group: GroupRef) -> bool:
     own = own_cgroup()
     if own is None or not own.startswith("/") or not Path(mount, own.lstrip("/")).exists():
         return False  # our view of cgroupfs is not the host's: cannot tell
+    root_id = proof["cgroup"].get("rootId")
     try:
-        _open_path(parts, owned=OWN_DEPTH).close()
-    except FileNotFoundError:
-        return True
-    except (OSError, NotOurs):
+        root = _open_root()
+    except NotOurs:
         return False
+    with root:
+        if type(root_id) is not int or os.fstat(root.fd).st_ino != root_id:
+            return False  # MissingLeafNeedsSameRoot: another root resolves the path elsewhere
+        try:
+            root.descend(parts, OWN_DEPTH)
+        except FileNotFoundError:
+            return True
+        except (OSError, NotOurs):
+            return False
     return False
 
 
@@ -621,7 +643,9 @@ def agent_tty_release_group(group: GroupRef) -> bool | None:
         return None
     with _leaf(group) as leaf:
         if leaf is None:
-            return True
+            # Nothing to free in our view; released only when the leaf is proven gone (from
+            # another cgroup namespace it may still hold the program).
+            return _gone_leaf(group)
         released = _populated(leaf) is False and leaf.rmdir_last()
         if released:
             leaf.rmdir_last()  # the Home's folder, once its last leaf went (EBUSY otherwise)

@@ -7,6 +7,10 @@
     judgement (GcFreezesUnseenGroup, FreezesUnseenGroup); a SIGCONT loop defeats that one.
 (b) A CLI in another pid namespace (no private /proc) destroys an ended session: the leaf is
     proven through cgroupfs, not /proc, so no false HOST_TIMEOUT.
+(c) A CLI in another cgroup namespace than the session's host, where the leaf's recorded path is
+    missing while the leaf runs (MissingLeafNeedsSameRoot): gc keeps the session, destroy ends
+    the group by its autogroup token, and from another pid namespace too destroy never records
+    destroyed while it runs (HOST_TIMEOUT).
 """
 
 from __future__ import annotations
@@ -14,8 +18,10 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -144,3 +150,183 @@ def test_cli_in_another_pid_namespace_reads_a_starting_host_through_host_json(cl
     assert session["status"] == "running", session
     out, _ = creating.communicate(timeout=30)
     assert creating.returncode == 0 and json.loads(out)["result"]["status"] == "running"
+
+
+# ---------------------------------------------------------------- a CLI in another cgroup namespace
+#
+# A session created inside `unshare --cgroup` (cgroup2 mounted again there, so its root is the
+# namespace's root) records its leaf's path relative to that root. A CLI outside resolves the
+# same path from the real root, where it is missing while the program's leftover still runs in
+# the leaf: a missing path proves the leaf gone only from the root the path was recorded against
+# (MissingLeafNeedsSameRoot). Elsewhere the group is judged by the autogroup token.
+
+NS_CREATE = r"""
+set -eu
+cd "$WORK"
+umount "$CGM"  # the outside root's mount (this mount namespace's copy of it)
+mount -t cgroup2 none "$CGM"
+sid=$($AT create -- sh -c 'trap "" HUP; sleep 300 & exit 0')
+until grep -q '"exited"' "$AGENT_TTY_HOME/sessions/$sid/session.json"; do sleep 0.05; done
+echo "$sid" > sid
+if [ "${HOLD:-0}" = 1 ]; then
+  n=0
+  until [ -e release ] || [ $n -ge 2400 ]; do sleep 0.05; n=$((n + 1)); done
+  $AT --json destroy "$sid" > inner-destroy.json || true
+fi
+"""
+
+
+def _kill_and_remove_cgroup(top: Path) -> None:
+    """End every process in `top` and below (all of them this test's), by pid; remove the folders."""
+    if not top.is_dir():
+        return
+    folders = [Path(root) for root, _dirs, _files in os.walk(top, topdown=False)]
+
+    def emptied() -> bool:
+        for folder in folders:
+            try:
+                pids = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
+            except OSError:
+                continue
+            for pid in pids:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+        return "populated 0" in (top / "cgroup.events").read_text().splitlines()
+
+    wait_until(emptied, timeout=15, what=f"{top} to empty")
+    for folder in folders:
+        wait_until(lambda f=folder: _rmdir(f), what=f"{folder} removed")  # type: ignore[misc]
+
+
+def _rmdir(folder: Path) -> bool:
+    try:
+        folder.rmdir()
+    except FileNotFoundError:
+        return True
+    except OSError:
+        return False
+    return True
+
+
+@pytest.fixture
+def ns_cgroup(cli: Cli, tmp_path: Path) -> Iterator[Path]:
+    """A cgroup of this test's own at the real root, to start the namespace in (so the
+    namespace's root is not the real root); everything in it is ended and it is removed before
+    the cli fixture's own checks."""
+    from agent_tty_plugins.linux_cgroup import cgroup2_mount
+
+    mount = cgroup2_mount()
+    assert mount is not None
+    top = mount / f"agent-tty-test-ns-{os.getpid()}-{tmp_path.name}"
+    top.mkdir()
+    try:
+        yield top
+    finally:
+        _kill_and_remove_cgroup(top)
+
+
+def _start_in_namespace(cli: Cli, tmp_path: Path, top: Path, unshare: list[str], hold: bool) -> subprocess.Popen[str]:
+    from agent_tty_plugins.linux_cgroup import cgroup2_mount
+
+    env = cli.env(
+        {
+            "WORK": str(tmp_path),
+            "AT": " ".join(agent_tty_command()),
+            "CGM": str(cgroup2_mount()),
+            "CG": str(top),
+            "INNER": NS_CREATE,
+            "HOLD": "1" if hold else "0",
+            "AGENT_TTY_MECHANISM": "linux_cgroup",
+        }
+    )
+    # The shell moves itself into the test's cgroup, then becomes unshare: the new cgroup
+    # namespace's root is that cgroup.
+    argv = ["sh", "-c", 'echo $$ > "$CG/cgroup.procs" && exec ' + " ".join(unshare) + ' sh -c "$INNER"']
+    return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def _leaf_outside(cli: Cli, sid: str, top: Path) -> Path:
+    """The session's leaf as this (outside) process reaches it: the recorded path is relative to
+    the namespace's root, which is `top`."""
+    path = cli.program(sid)["proof"]["cgroup"]["path"]
+    leaf = top / path.lstrip("/")
+    assert leaf.is_dir(), f"the leaf {path} is not below the namespace's root {top}"
+    return leaf
+
+
+def _sleep_runs_in(leaf: Path) -> bool:
+    if "populated 1" not in (leaf / "cgroup.events").read_text().splitlines():
+        return False
+    for pid in (leaf / "cgroup.procs").read_text().split():
+        try:
+            if Path(f"/proc/{pid}/comm").read_text().strip() == "sleep":
+                return True
+        except OSError:
+            continue
+    return False
+
+
+def _created_in_cgroup_namespace(cli: Cli, tmp_path: Path, top: Path) -> tuple[str, Path]:
+    """Same pid namespace, another cgroup namespace: the session is created there, its program
+    exits and leaves `sleep 300` running in the leaf."""
+    inner = _start_in_namespace(cli, tmp_path, top, ["unshare", "--cgroup", "--mount"], hold=False)
+    _out, err = inner.communicate(timeout=120)
+    assert inner.returncode == 0, err
+    sid = (tmp_path / "sid").read_text().strip()
+    assert cli.program(sid)["mechanism"] == "linux_cgroup"
+    leaf = _leaf_outside(cli, sid, top)
+    assert _sleep_runs_in(leaf)
+    return sid, leaf
+
+
+def test_gc_outside_the_cgroup_namespace_keeps_a_running_leaf(cli: Cli, tmp_path: Path, ns_cgroup: Path) -> None:
+    """R20: the leaf's path is missing in gc's view, but gc's root is not the one the path was
+    recorded against: the group is judged by its autogroup token, which finds `sleep` running."""
+    sid, leaf = _created_in_cgroup_namespace(cli, tmp_path, ns_cgroup)
+    gc = cli.run("gc").result
+    assert gc["removedSessions"] == [], "gc removed a session whose leaf still runs"
+    assert gc["skippedSessions"] == [{"sessionId": sid, "reason": "the session's program group still runs (destroy ends it)"}]
+    assert _sleep_runs_in(leaf) and cli.manifest(sid)["status"] == "exited"
+    # The record names the root its path is relative to: the namespace's, our `ns_cgroup`.
+    assert cli.program(sid)["proof"]["cgroup"]["rootId"] == ns_cgroup.stat().st_ino
+
+
+def test_destroy_outside_the_cgroup_namespace_ends_a_running_leaf(cli: Cli, tmp_path: Path, ns_cgroup: Path) -> None:
+    """R16: destroy never reads the leaf gone by its missing path; in the same pid namespace the
+    autogroup token proves the group, so destroy kills `sleep` and only then records destroyed."""
+    sid, leaf = _created_in_cgroup_namespace(cli, tmp_path, ns_cgroup)
+    destroyed = cli.run("destroy", sid)
+    assert destroyed.code == 0 and destroyed.result["status"] == "destroyed", destroyed.stdout
+    wait_until(lambda: not _sleep_runs_in(leaf), timeout=5, what="sleep to end (destroyed is recorded)")
+    assert cli.manifest(sid)["status"] == "destroyed"
+
+
+def test_destroy_outside_the_cgroup_and_pid_namespaces_never_records_a_running_leaf_destroyed(
+    cli: Cli, tmp_path: Path, ns_cgroup: Path
+) -> None:
+    """R16, from another pid namespace too (`unshare --cgroup --pid --mount-proc`): nothing outside
+    can prove the group (the leaf is not at its path here, and the token's pids are another pid
+    namespace's), so destroy kills nothing and ends with HOST_TIMEOUT while `sleep` runs; the
+    session stays exited. A destroy inside the namespace proves the leaf and ends it."""
+    inner = _start_in_namespace(
+        cli, tmp_path, ns_cgroup, ["unshare", "--cgroup", "--pid", "--mount", "--fork", "--mount-proc"], hold=True
+    )
+    try:
+        wait_until(lambda: (tmp_path / "sid").exists() or inner.poll() is not None, timeout=60, what="the session")
+        assert inner.poll() is None, inner.stderr.read() if inner.stderr else ""
+        sid = (tmp_path / "sid").read_text().strip()
+        leaf = _leaf_outside(cli, sid, ns_cgroup)
+        assert _sleep_runs_in(leaf)
+        outside = cli.run("destroy", sid)
+        assert outside.doc.get("result", {}).get("status") != "destroyed", "destroy recorded destroyed while the leaf runs"
+        assert outside.code == 5 and outside.error["code"] == "HOST_TIMEOUT", outside.stdout
+        assert _sleep_runs_in(leaf) and cli.manifest(sid)["status"] == "exited"
+    finally:
+        (tmp_path / "release").touch()
+        _out, err = inner.communicate(timeout=120)
+    assert inner.returncode == 0, err
+    inside = json.loads((tmp_path / "inner-destroy.json").read_text())
+    assert inside["ok"] is True and inside["result"]["status"] == "destroyed", inside
+    assert not leaf.exists(), "the destroy inside freed the leaf"

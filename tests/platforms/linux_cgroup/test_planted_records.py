@@ -71,7 +71,8 @@ def _group(home: Path, sid: str, path: str, cgroup_id: int, pid: int, mechanism:
 
     folder = home / "sessions" / sid
     folder.mkdir(parents=True, exist_ok=True)
-    proof = {"bootId": procfs.boot_id(), "cgroup": {"path": path, "id": cgroup_id}}
+    # rootId: the root our capture would record, so a missing path of our shape reads gone.
+    proof = {"bootId": procfs.boot_id(), "cgroup": {"path": path, "id": cgroup_id, "rootId": _mount().stat().st_ino}}
     return GroupRef(mechanism, pid, proof, folder, None, sid)
 
 
@@ -154,6 +155,10 @@ def test_a_path_of_another_shape_is_not_read_gone(tmp_path: Path, sleeper: subpr
     ours = _group(home, sid, f"/agent-tty-{os.geteuid()}/{_home_key(home)}/{sid}", 12345, sleeper.pid)
     assert plugin.agent_tty_judge_group(group=ours) is GroupVerdict.GONE
     assert plugin.agent_tty_group_alive(group=ours) is False
+    # Without the root's id (a record written before it was kept) a missing path proves nothing.
+    del ours.proof["cgroup"]["rootId"]
+    assert plugin.agent_tty_judge_group(group=ours) is GroupVerdict.UNKNOWN
+    assert plugin.agent_tty_group_alive(group=ours) is True
     assert sleeper.poll() is None
 
 
