@@ -163,6 +163,39 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         )],
         "tests/platforms/linux_cgroup/test_namespaces.py::test_gc_outside_the_cgroup_namespace_keeps_a_running_leaf",
     ),
+    # Wave 2: the vantage-point and trust guards (docs/lifecycle.md, ADR 0008).
+    "HostJsonOutranksHostPid": (
+        [("agent_tty/lifecycle/engine.py", "            if record.pid == manifest.host_pid or verdict is not HostVerdict.DEAD:", "            if record.pid == manifest.host_pid:")],
+        "tests/integration/test_contradicting_records.py::test_an_edited_host_pid_never_reads_a_live_host_dead[linux_autogroup-reaped-list]",
+    ),
+    "GcChecksTheLiving": (
+        [("agent_tty/lifecycle/gc.py", "    kept = _kept_by_the_living(engine, paths, last)\n    if kept is not None:\n        return kept\n", "")],
+        "tests/integration/test_contradicting_records.py::test_gc_keeps_a_destroyed_manifest_whose_host_runs[linux_autogroup-no-program-record]",
+    ),
+    "JobsOfTheSession": (
+        [(
+            "plugins/linux_autogroup/__init__.py",
+            "verdict in (GroupVerdict.OWNED, GroupVerdict.GONE) and _kill_jobs(group):",
+            "verdict in (GroupVerdict.OWNED, GroupVerdict.GONE) and False:",
+        )],
+        "tests/integration/test_shell_jobs.py::test_destroy_ends_the_jobs_of_an_interactive_shell",
+    ),
+    "IncompleteFinalCheck": (
+        [("agent_tty/lifecycle/gc.py", "    if exists(paths.manifest):\n        return \"a manifest appeared meanwhile: gc judges it next time\"\n", "")],
+        "tests/integration/test_incomplete_folders.py::test_a_swapped_in_manifest_stops_the_removal",
+    ),
+    "ManifestlessForce": (
+        [(
+            "agent_tty/lifecycle/destroy.py",
+            "    elif not engine.stop_group_and_wait(group):\n        raise host_timeout(paths, \"a process of the session's program group is still running\")",
+            "    elif False:\n        pass",
+        )],
+        "tests/integration/test_unreadable_manifest.py::test_destroy_force_stops_a_live_session_whose_manifest_cannot_be_read[empty]",
+    ),
+    "RemovesThroughCheckedFd": (
+        [("agent_tty/storage/files.py", "        shutil.rmtree(session_id, dir_fd=fd)", "        shutil.rmtree(os.path.join(sessions, session_id))")],
+        "tests/integration/test_fd_removal.py",
+    ),
     "CreateRecordsHostPid": (
         [("agent_tty/lifecycle/create.py", "        engine.write_manifest(paths, manifest.replace(host_pid=host.pid))", "        engine.write_manifest(paths, manifest)")],
         "tests/integration/test_lifecycle.py::test_create_waits_for_a_slow_host_start_up_write",
