@@ -129,6 +129,20 @@ def force_skips_group(engine: Engine, paths: SessionPaths, manifest: Manifest) -
     return False
 
 
+def force_reaches_without_manifest(engine: Engine, paths: SessionPaths) -> bool:
+    """gc's hint for an unreadable manifest: whether destroy --force's reads of host.json and
+    program.json (ManifestlessForce) succeed, as far as one try tells."""
+    from agent_tty.storage.records import HostRecord
+
+    try:
+        if read_optional(paths.host, HostRecord) is None:
+            return False
+        _read_group(engine, paths)
+    except AgentTtyError:
+        return False
+    return True
+
+
 def stop_leftovers_then_record_destroyed(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
     """DestroyStopsLeftovers: a process the program left behind (trap '' HUP; sleep &) is
     killed through program.json's proof, and destroyed is written only once it is gone."""

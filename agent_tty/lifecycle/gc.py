@@ -52,7 +52,7 @@ def gc(engine: Engine, options: GcOptions) -> GcReport:
             if err.code.value == "SESSION_NOT_FOUND":
                 continue  # another command removed it meanwhile
             reason = f"{err.code.value}: {err.message}"
-            if unreadable(err):
+            if err.code is ErrorCode.STORAGE_ERROR:
                 reason = _way_out(engine, session_id, err) or reason
         except Exception as err:  # one broken session must not stop the others' collection
             reason = f"INTERNAL_ERROR: {type(err).__name__}: {err}"
@@ -73,12 +73,17 @@ def _way_out(engine: Engine, session_id: str, err: AgentTtyError) -> str | None:
     from agent_tty.lifecycle.destroy import force_skips_group
     from agent_tty.protocol.status import is_terminal
 
+    from agent_tty.lifecycle.destroy import force_reaches_without_manifest
+
     paths = engine.home.session(session_id)
     try:
         manifest = engine.read_manifest(paths)
-    except AgentTtyError:
+    except AgentTtyError as manifest_err:
+        # ManifestlessForce: destroy --force goes on through host.json and program.json.
+        if manifest_err.code is ErrorCode.STORAGE_ERROR and force_reaches_without_manifest(engine, paths):
+            return f"cannot read its manifest (destroy --force stops it through host.json and program.json): {err.message}"
         return None
-    if not force_skips_group(engine, paths, manifest):
+    if not unreadable(err) or not force_skips_group(engine, paths, manifest):
         return None
     # An active session fails in its reconcile (the host is dead); an ended one in gc's own check.
     what = "check the session's program group" if is_terminal(manifest.status) else "reconcile session"

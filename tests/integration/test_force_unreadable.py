@@ -158,8 +158,12 @@ def test_gc_names_destroy_force_where_it_removes_the_session(
 
 @pytest.mark.parametrize("how", HOWS)
 def test_gc_names_no_way_out_when_destroy_force_fails_too(cli: Cli, how: str) -> None:
-    """session.json unreadable: destroy --force fails on the same read, so gc must not name it."""
+    """session.json unreadable and no host.json to prove the host: destroy --force fails too,
+    so gc must not name it."""
     sid = _exited(cli)
+    host_json = cli.folder(sid) / "host.json"
+    saved = host_json.read_bytes()
+    host_json.unlink()
     restore = _unreadable(cli.folder(sid) / "session.json", how)
     try:
         (skipped,) = cli.run("gc").result["skippedSessions"]
@@ -168,7 +172,23 @@ def test_gc_names_no_way_out_when_destroy_force_fails_too(cli: Cli, how: str) ->
         assert forced.code == 8 and forced.error["code"] == "STORAGE_ERROR", forced.stdout
     finally:
         restore()
+        host_json.write_bytes(saved)
     assert cli.run("destroy", sid, "--force").result["status"] == "destroyed"
+
+
+@pytest.mark.parametrize("how", HOWS)
+def test_gc_names_destroy_force_for_an_unreadable_manifest_that_host_json_backs(cli: Cli, how: str) -> None:
+    """session.json unreadable, host.json readable: destroy --force goes on through host.json and
+    program.json (ManifestlessForce), so gc names it, and it works."""
+    sid = _exited(cli)
+    restore = _unreadable(cli.folder(sid) / "session.json", how)
+    try:
+        (skipped,) = cli.run("gc").result["skippedSessions"]
+        assert skipped["reason"].startswith("cannot read its manifest (destroy --force stops it"), skipped
+        forced = cli.run("destroy", sid, "--force")
+        assert forced.code == 0 and forced.result["manifestUnreadable"], forced.stdout
+    finally:
+        restore()
 
 
 # ------------------------------------------------------------------ never forced
