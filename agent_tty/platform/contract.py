@@ -56,7 +56,7 @@ def check_plugin(plugin: Any, mechanism: str) -> ProbeResult:
     foreign_calls = {
         "agent_tty_spawn": {"request": SpawnRequest(FOREIGN, ("true",), {}, None, 80, 24)},
         "agent_tty_capture_program": {"mechanism": FOREIGN, "pid": 2**22 + 7, "host_pid": 1},
-        "agent_tty_runs_inside": {"mechanism": FOREIGN, "program_pid": 2**22 + 7},
+        "agent_tty_runs_inside": {"mechanism": FOREIGN, "program_pid": 2**22 + 7, "host_identity": None},
         "agent_tty_leave_program_group": {"mechanism": FOREIGN},
         "agent_tty_judge_group": {"group": group},
         "agent_tty_kill_group": {"group": group, "signal": 0},

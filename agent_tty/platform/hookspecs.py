@@ -55,9 +55,11 @@ def agent_tty_capture_program(mechanism: str, pid: int, host_pid: int) -> Captur
 
 
 @hookspec(firstresult=True)
-def agent_tty_runs_inside(mechanism: str, program_pid: int) -> bool | None:
+def agent_tty_runs_inside(mechanism: str, program_pid: int, host_identity: dict[str, Any] | None) -> bool | None:
     """Whether this very process runs inside the program's session (a destroy the program
-    ran would die in its own kill: ReRunsInNewSession). Err towards True.
+    ran would die in its own kill: ReRunsInNewSession). Err towards True. `host_identity` is
+    host.json's identity (None when missing): it tells whether the program was started in this
+    process's pid namespace.
     """
     raise NotImplementedError
 

@@ -204,9 +204,11 @@ class Platform:
         result = self._pm.hook.agent_tty_capture_program(mechanism=mechanism, pid=pid, host_pid=host_pid)
         return result if result is not None else CapturedProgram(proof=None)
 
-    def runs_inside(self, mechanism: str, program_pid: int) -> bool:
+    def runs_inside(self, mechanism: str, program_pid: int, host_identity: dict[str, Any] | None) -> bool:
         self._require(mechanism)
-        result = self._pm.hook.agent_tty_runs_inside(mechanism=mechanism, program_pid=program_pid)
+        result = self._pm.hook.agent_tty_runs_inside(
+            mechanism=mechanism, program_pid=program_pid, host_identity=host_identity
+        )
         return bool(result)
 
     def leave_program_group(self, mechanism: str) -> bool:

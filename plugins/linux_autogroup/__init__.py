@@ -146,15 +146,26 @@ def _token(group: GroupRef) -> int | None:
 
 
 @hookimpl
-def agent_tty_runs_inside(mechanism: str, program_pid: int) -> bool | None:
+def agent_tty_runs_inside(mechanism: str, program_pid: int, host_identity: dict[str, Any] | None) -> bool | None:
     if not _ours(mechanism):
         return None
     try:
         sid = os.getsid(0)
     except OSError:
         return True
-    # Session id 0: our session leader is outside our pid namespace, so we cannot tell.
-    return sid == 0 or sid == program_pid
+    if sid != 0:
+        return sid == program_pid
+    # Session id 0: our session's leader lies outside our pid namespace (a container's shell,
+    # a CI runner). The program leads its own session, so when the host started it in our pid
+    # namespace that session cannot be ours; anything else we cannot tell.
+    return not _started_in_our_pid_space(host_identity)
+
+
+def _started_in_our_pid_space(identity: dict[str, Any] | None) -> bool:
+    if identity is None or identity.get("bootId") != procfs.boot_id():
+        return False
+    recorded = identity.get("pidNamespace")
+    return recorded is not None and recorded == procfs.pid_namespace()
 
 
 @hookimpl

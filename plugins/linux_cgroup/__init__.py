@@ -276,10 +276,12 @@ def agent_tty_capture_program(mechanism: str, pid: int, host_pid: int) -> Captur
 
 
 @hookimpl
-def agent_tty_runs_inside(mechanism: str, program_pid: int) -> bool | None:
+def agent_tty_runs_inside(mechanism: str, program_pid: int, host_identity: dict[str, Any] | None) -> bool | None:
     if not _ours(mechanism):
         return None
-    return autogroup.agent_tty_runs_inside(mechanism=autogroup.MECHANISM, program_pid=program_pid)
+    return autogroup.agent_tty_runs_inside(
+        mechanism=autogroup.MECHANISM, program_pid=program_pid, host_identity=host_identity
+    )
 
 
 @hookimpl

@@ -65,10 +65,12 @@ def _runs_inside(engine, paths, session_id: str) -> bool:  # type: ignore[no-unt
         if err.code is not ErrorCode.STORAGE_ERROR:
             raise
         group = engine.group(paths)  # an unreadable manifest: program.json names the program
-        return group is not None and engine.platform.runs_inside(group.mechanism, group.pid)
+        return group is not None and engine.platform.runs_inside(group.mechanism, group.pid, group.host_identity)
     if manifest.child_pid is None or manifest.mechanism is None:
         return False
-    return engine.platform.runs_inside(manifest.mechanism, manifest.child_pid)
+    host = engine.host_record(paths)
+    identity = host.identity if host is not None else None
+    return engine.platform.runs_inside(manifest.mechanism, manifest.child_pid, identity)
 
 
 def _leave_program_group(engine, paths) -> None:  # type: ignore[no-untyped-def]
