@@ -38,6 +38,8 @@ class GcOptions:
 class GcReport:
     removed: list[str] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
+    sweep_errors: dict[str, str] = field(default_factory=dict)
+    """Plugins whose sweep raised, and what: the other plugins' sweeps still ran."""
 
     def skip(self, session_id: str, reason: str) -> None:
         self.skipped.append({"sessionId": session_id, "reason": reason})
@@ -63,6 +65,7 @@ def gc(engine: Engine, options: GcOptions) -> GcReport:
     if not options.dry_run and (report.removed or engine.home.session_ids()):
         # What a crashed host left for sessions whose folders are gone (an empty cgroup leaf).
         engine.platform.sweep(str(engine.home.root), engine.home.session_ids())
+        report.sweep_errors = dict(engine.platform.sweep_errors)
     return report
 
 

@@ -65,6 +65,7 @@ class Platform:
         self._all_loaded = False
         self._probes: list[ProbeResult] | None = None
         self.load_errors: dict[str, str] = {}
+        self.sweep_errors: dict[str, str] = {}
 
     # ------------------------------------------------------------ loading
 
@@ -93,12 +94,14 @@ class Platform:
         from importlib.metadata import entry_points
 
         for ep in entry_points(group=ENTRY_POINT_GROUP):
-            if self._pm.get_plugin(ep.name) is not None:
-                continue
+            if self._pm.get_plugin(ep.name) is not None or ep.name in BUILTIN_PLUGINS:
+                continue  # a built-in for another system stays unloaded, as above
             try:
                 self._register(ep.name, ep.load())
             except Exception as err:  # a broken third-party plugin must not break the CLI
                 self.load_errors[ep.name] = f"{type(err).__name__}: {err}"
+                if self._pm.get_plugin(ep.name) is not None:
+                    self._pm.unregister(name=ep.name)  # registered, then failed validation
 
     def _require(self, mechanism: str) -> None:
         if self._pm.get_plugin(mechanism) is not None or self._load_builtin(mechanism):
@@ -119,13 +122,28 @@ class Platform:
     # ------------------------------------------------------------ probing and choice
 
     def probes(self) -> list[ProbeResult]:
+        """Every plugin's probe, each on its own: one that raises or answers nonsense reads
+        unusable with the reason, and never stops the others from being probed or chosen."""
         if self._probes is None:
             self.load_all()
-            results: list[ProbeResult] = []
-            for result in self._pm.hook.agent_tty_probe():
-                results.append(result)
+            results = [self._probe(impl) for impl in self._pm.hook.agent_tty_probe.get_hookimpls()]
             self._probes = sorted(results, key=lambda r: (not r.usable, -r.rank, r.name))
         return self._probes
+
+    @staticmethod
+    def _probe(impl: Any) -> ProbeResult:
+        name = impl.plugin_name
+        try:
+            result = impl.function()
+        except Exception as err:
+            return ProbeResult(name, False, 0, f"its probe raised {type(err).__name__}: {err}")
+        if not isinstance(result, ProbeResult):
+            return ProbeResult(name, False, 0, f"its probe returned {result!r}, not a ProbeResult")
+        if result.name != name:
+            # Sessions record the probe's name; the core finds the plugin by the name it was
+            # registered under. A mismatch would strand every session it starts.
+            return ProbeResult(name, False, 0, f"its probe names {result.name!r}, but it is installed as {name!r}")
+        return result
 
     def pinned(self) -> tuple[str | None, str | None]:
         """The mechanism an operator pinned, and where: the environment, then the Home's config."""
@@ -168,6 +186,13 @@ class Platform:
                         mechanism=pin,
                         pinnedBy=source,
                     )
+            if pin in self.load_errors:
+                raise AgentTtyError(
+                    ErrorCode.PLATFORM_UNAVAILABLE,
+                    f"mechanism {pin!r} is pinned by {source} but its plugin failed to load: {self.load_errors[pin]}",
+                    mechanism=pin,
+                    pinnedBy=source,
+                )
             raise AgentTtyError(
                 ErrorCode.PLATFORM_UNAVAILABLE,
                 f"mechanism {pin!r} is pinned by {source} but no installed plugin provides it",
@@ -178,12 +203,36 @@ class Platform:
         for result in probes:
             if result.usable:
                 return result
+        if not probes:
+            raise AgentTtyError(ErrorCode.PLATFORM_UNAVAILABLE, f"no platform plugin is installed for {sys.platform}")
         raise AgentTtyError(
             ErrorCode.PLATFORM_UNAVAILABLE,
             "no platform plugin can work here: " + "; ".join(f"{r.name}: {r.reason}" for r in probes),
         )
 
     # ------------------------------------------------------------ typed hook calls
+
+    def _hook(self, plugin: str, name: str, /, **kwargs: Any) -> Any:
+        """Call hook `name` of the plugin registered for mechanism `plugin`, and of no other: a
+        bug in one plugin never reaches another's sessions. An OSError passes through (callers
+        turn it into STORAGE_ERROR with its errno); any other exception is the plugin's bug and
+        reads as such, naming the plugin and the hook."""
+        self._require(plugin)
+        for impl in getattr(self._pm.hook, name).get_hookimpls():
+            if impl.plugin_name != plugin or impl.hookwrapper or impl.wrapper:
+                continue
+            try:
+                return impl.function(*(kwargs[arg] for arg in impl.argnames))
+            except (OSError, AgentTtyError):
+                raise
+            except Exception as err:
+                raise AgentTtyError(
+                    ErrorCode.INTERNAL_ERROR,
+                    f"platform plugin {plugin!r} failed in {name}: {type(err).__name__}: {err}",
+                    mechanism=plugin,
+                    hook=name,
+                ) from None
+        return None
 
     def _answer(self, mechanism: str, value: Any, hook: str) -> Any:
         if value is None:
@@ -195,64 +244,62 @@ class Platform:
         return value
 
     def spawn(self, request: SpawnRequest) -> ProgramHandle:
-        self._require(request.mechanism)
-        result = self._pm.hook.agent_tty_spawn(request=request)
+        result = self._hook(request.mechanism, "agent_tty_spawn", request=request)
         return self._answer(request.mechanism, result, "spawn")
 
     def capture_program(self, mechanism: str, pid: int, host_pid: int) -> CapturedProgram:
-        self._require(mechanism)
-        result = self._pm.hook.agent_tty_capture_program(mechanism=mechanism, pid=pid, host_pid=host_pid)
+        result = self._hook(mechanism, "agent_tty_capture_program", mechanism=mechanism, pid=pid, host_pid=host_pid)
         return result if result is not None else CapturedProgram(proof=None)
 
     def runs_inside(self, mechanism: str, program_pid: int, host_identity: dict[str, Any] | None) -> bool:
-        self._require(mechanism)
-        result = self._pm.hook.agent_tty_runs_inside(
-            mechanism=mechanism, program_pid=program_pid, host_identity=host_identity
+        result = self._hook(
+            mechanism, "agent_tty_runs_inside", mechanism=mechanism, program_pid=program_pid, host_identity=host_identity
         )
-        return bool(result)
+        return result is None or bool(result)  # no answer: inside, the safe side
 
     def leave_program_group(self, mechanism: str) -> bool:
-        self._require(mechanism)
-        return bool(self._pm.hook.agent_tty_leave_program_group(mechanism=mechanism))
+        return bool(self._hook(mechanism, "agent_tty_leave_program_group", mechanism=mechanism))
 
     def judge_group(self, group: GroupRef) -> GroupVerdict:
-        self._require(group.mechanism)
         with _system_errors("judge the program's group"):
-            result = self._pm.hook.agent_tty_judge_group(group=group)
+            result = self._hook(group.mechanism, "agent_tty_judge_group", group=group)
         return self._answer(group.mechanism, result, "judge_group")
 
     def kill_group(self, group: GroupRef, signal: int) -> GroupVerdict:
-        self._require(group.mechanism)
         with _system_errors("signal the program's group"):
-            result = self._pm.hook.agent_tty_kill_group(group=group, signal=signal)
+            result = self._hook(group.mechanism, "agent_tty_kill_group", group=group, signal=signal)
         return self._answer(group.mechanism, result, "kill_group")
 
     def group_alive(self, group: GroupRef) -> bool:
-        self._require(group.mechanism)
         with _system_errors("check the program's group"):
-            result = self._pm.hook.agent_tty_group_alive(group=group)
+            result = self._hook(group.mechanism, "agent_tty_group_alive", group=group)
         return bool(self._answer(group.mechanism, result, "group_alive"))
 
     def release_group(self, group: GroupRef) -> bool:
-        self._require(group.mechanism)
-        return bool(self._pm.hook.agent_tty_release_group(group=group))
+        return bool(self._hook(group.mechanism, "agent_tty_release_group", group=group))
 
     def sweep(self, home: str, session_ids: list[str]) -> list[str]:
+        """Every installed plugin's sweep, each on its own: one that raises is recorded in
+        `sweep_errors` and the others still run."""
+        self.load_all()
         freed: list[str] = []
-        for result in self._pm.hook.agent_tty_sweep(home=home, session_ids=session_ids):
-            freed.extend(result)
+        for impl in self._pm.hook.agent_tty_sweep.get_hookimpls():
+            kwargs = {"home": home, "session_ids": list(session_ids)}
+            try:
+                result = impl.function(*(kwargs[arg] for arg in impl.argnames))
+            except Exception as err:
+                self.sweep_errors[impl.plugin_name] = f"{type(err).__name__}: {err}"
+                continue
+            freed.extend(str(item) for item in result or ())
         return freed
 
     def capture_host(self, mechanism: str, pid: int) -> dict[str, Any] | None:
-        self._require(mechanism)
-        return self._pm.hook.agent_tty_capture_host(mechanism=mechanism, pid=pid)
+        return self._hook(mechanism, "agent_tty_capture_host", mechanism=mechanism, pid=pid)
 
     def judge_host(self, mechanism: str, pid: int, identity: dict[str, Any] | None) -> HostVerdict:
-        self._require(mechanism)
-        result = self._pm.hook.agent_tty_judge_host(mechanism=mechanism, pid=pid, identity=identity)
+        result = self._hook(mechanism, "agent_tty_judge_host", mechanism=mechanism, pid=pid, identity=identity)
         return result if result is not None else HostVerdict.UNKNOWN
 
     def kill_host(self, mechanism: str, pid: int, identity: dict[str, Any]) -> HostVerdict:
-        self._require(mechanism)
-        result = self._pm.hook.agent_tty_kill_host(mechanism=mechanism, pid=pid, identity=identity)
+        result = self._hook(mechanism, "agent_tty_kill_host", mechanism=mechanism, pid=pid, identity=identity)
         return result if result is not None else HostVerdict.UNKNOWN

@@ -28,5 +28,8 @@ def command(
     verb = "would remove" if dry_run else "removed"
     lines = [f"{verb} {len(report.removed)} session(s)" + (": " + ", ".join(report.removed) if report.removed else "")]
     lines += [f"kept {s['sessionId']}: {s['reason']}" for s in report.skipped]
+    if report.sweep_errors:
+        result["sweepErrors"] = report.sweep_errors
+        lines += [f"warning: plugin {name}'s sweep failed: {error}" for name, error in report.sweep_errors.items()]
     emit(result, "\n".join(lines))
     return 0
