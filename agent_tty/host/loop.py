@@ -17,7 +17,8 @@ from agent_tty.host.signals import HostSignals
 from agent_tty.host.terminal import RUN_MARKER, LiveScreen, Wait, compile_wait, visible_hash
 from agent_tty.host.writer import ManifestWriter
 from agent_tty.platform.manager import Platform
-from agent_tty.platform.types import GroupRef, ProgramHandle
+from agent_tty.platform.system import current
+from agent_tty.platform.types import GroupRef, ProgramHandle, Stop
 from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.protocol.status import Status, policy
@@ -99,15 +100,7 @@ class Host:
     # ------------------------------------------------------------------ start and loop
 
     def listen(self, path: str) -> None:
-        try:
-            os.unlink(path)
-        except FileNotFoundError:
-            pass
-        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        server.bind(path)
-        os.chmod(path, 0o600)
-        server.listen(16)
-        server.setblocking(False)
+        server = current().listen(path)
         self.server, self.socket_path = server, path
         self.selector.register(server, selectors.EVENT_READ, self._on_accept)
 
@@ -156,7 +149,7 @@ class Host:
 
     def abandon(self) -> None:
         """The folder is gone under us: stop the program we started and end."""
-        self.platform.kill_group(self.group, signals.SIGKILL)
+        self.platform.kill_group(self.group, Stop.KILL)
         self.program.close()
 
     # ------------------------------------------------------------------ I/O
@@ -326,10 +319,10 @@ class Host:
             self.kill_timer = None
         if self.shutdown in ("destroy", "sigterm", "create-failed"):
             # KillsProgramGroup: what the program left behind goes too, then HostWaitsForGroup.
-            self._kill(signals.SIGKILL)
+            self._kill(Stop.KILL)
             self._wait_group(GROUP_WAIT_S, self._finish_destroyed, self._finish_gave_up)
         elif self.shutdown == "idle":
-            self._kill(signals.SIGKILL)
+            self._kill(Stop.KILL)
             self._wait_group(GROUP_WAIT_S, self._finish_exited, self._finish_exited)
         elif self.platform.group_alive(self.group):
             self._write(status=Status.EXITING, **self._exit_fields())
@@ -394,13 +387,13 @@ class Host:
                 return
         if self.exit is not None:
             # Already exited and waiting for its group: destroy ends that group now.
-            self._kill(signals.SIGKILL)
+            self._kill(Stop.KILL)
             self._wait_group(GROUP_WAIT_S, self._finish_destroyed, self._finish_gave_up)
             return
         if previous == "idle":
             return  # the hang-up and its kill timer are already on their way
-        self._kill(signals.SIGHUP)
-        self.kill_timer = self.after(SHUTDOWN_KILL_GRACE_S, lambda: self._kill(signals.SIGKILL))
+        self._kill(Stop.HANGUP)
+        self.kill_timer = self.after(SHUTDOWN_KILL_GRACE_S, lambda: self._kill(Stop.KILL))
 
     def _check_idle(self) -> None:
         if self.shutdown is not None or self.exit is not None or self.idle_timeout_s is None:

@@ -69,13 +69,15 @@ def _allocate(engine: Engine) -> SessionPaths:
 
 
 def _launch_host(paths: SessionPaths, home: str) -> HostLaunch:
+    from agent_tty.platform.system import current
+
     env = {k: v for k, v in os.environ.items() if k not in _HOST_ENV_DROPPED}
     process = subprocess.Popen(
         [sys.executable, "-m", "agent_tty.host", paths.session_id, str(os.getpid()), home],
         stdin=subprocess.DEVNULL,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        start_new_session=True,  # it must outlive us and our caller's terminal
+        **current().detached(),  # it must outlive us and our caller's terminal
         close_fds=True,
         env=env,
         cwd="/",

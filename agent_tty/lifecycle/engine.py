@@ -102,9 +102,9 @@ class Engine:
 
     def stop_group(self, group: GroupRef) -> None:
         """SIGKILL through the one proof-then-kill path (R15)."""
-        import signal
+        from agent_tty.platform.types import Stop
 
-        self.platform.kill_group(group, signal.SIGKILL)
+        self.platform.kill_group(group, Stop.KILL)
 
     def wait_group_gone(self, group: GroupRef, limit: float = GROUP_WAIT_S) -> bool:
         deadline = time.monotonic() + limit

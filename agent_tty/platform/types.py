@@ -21,6 +21,17 @@ class GroupVerdict(enum.StrEnum):
     """This process does not see the host's pid space."""
 
 
+class Stop(enum.IntEnum):
+    """The signals the core sends a program's group, by their POSIX numbers (the same on Linux
+    and macOS). kill_group receives these numbers; a plugin for a system without signals maps
+    each to its own way (KILL: end every process of the group at once)."""
+
+    HANGUP = 1
+    INTERRUPT = 2
+    KILL = 9
+    TERMINATE = 15
+
+
 class HostVerdict(enum.StrEnum):
     ALIVE = "alive"
     DEAD = "dead"

@@ -11,6 +11,7 @@ import socket
 import time
 from typing import Any
 
+from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 MAX_MESSAGE = 1 << 20
@@ -32,21 +33,35 @@ def decode(line: bytes) -> dict[str, Any]:
 
 
 def _check_peer(sock: socket.socket, socket_path: str, session_id: str | None) -> None:
-    """Input goes only to a host of our own uid: whoever serves a socket we reach, a process of
+    """Input goes only to a host of our own user: whoever serves a socket we reach, a process of
     another user never gets a request (and so never our typed text)."""
-    option = getattr(socket, "SO_PEERCRED", None)
-    if option is None:
+    system = current()
+    uid = system.peer_user(sock)
+    if uid is None:
         return  # the socket's folder check (ours, private) is the guard where the kernel has no peer creds
-    import os
-    import struct
-
-    _pid, uid, _gid = struct.unpack("3i", sock.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
-    if uid != os.geteuid():
+    if uid != system.user():
         raise AgentTtyError(
             ErrorCode.HOST_UNREACHABLE,
             f"the socket {socket_path} is served by uid {uid}, not by us: nothing was sent",
             sessionId=session_id,
         )
+
+
+def _connect(socket_path: str, timeout: float | None, session_id: str | None) -> socket.socket:
+    try:
+        return current().connect(socket_path, timeout)
+    except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as err:
+        raise AgentTtyError(
+            ErrorCode.HOST_UNREACHABLE,
+            f"no host answers on {socket_path} ({err.strerror or err})",
+            sessionId=session_id,
+        ) from None
+    except PermissionError as err:
+        raise AgentTtyError(
+            ErrorCode.HOST_UNREACHABLE, f"cannot reach {socket_path}: {err.strerror}", sessionId=session_id
+        ) from None
+    except TimeoutError:
+        raise AgentTtyError(ErrorCode.HOST_TIMEOUT, f"the host at {socket_path} did not accept in time", sessionId=session_id) from None
 
 
 def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0, session_id: str | None = None) -> dict[str, Any]:
@@ -55,21 +70,8 @@ def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0,
     `timeout` None waits for the answer as long as it takes (a wait without a time-out).
     """
     deadline = time.monotonic() + timeout if timeout is not None else None
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock = _connect(socket_path, timeout, session_id)
     try:
-        sock.settimeout(timeout)
-        try:
-            sock.connect(socket_path)
-        except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as err:
-            raise AgentTtyError(
-                ErrorCode.HOST_UNREACHABLE,
-                f"no host answers on {socket_path} ({err.strerror or err})",
-                sessionId=session_id,
-            ) from None
-        except PermissionError as err:
-            raise AgentTtyError(
-                ErrorCode.HOST_UNREACHABLE, f"cannot reach {socket_path}: {err.strerror}", sessionId=session_id
-            ) from None
         _check_peer(sock, socket_path, session_id)
         sock.sendall(encode(request))
         chunks: list[bytes] = []

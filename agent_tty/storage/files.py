@@ -9,6 +9,7 @@ import stat
 from pathlib import Path
 from typing import TypeVar
 
+from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode, storage_error
 from agent_tty.storage.schema import Record, RecordError
 
@@ -86,7 +87,7 @@ def read_bytes(path: Path) -> bytes:
             raise _read_error(path, errno.EISDIR, "Is a directory")
         if not stat.S_ISREG(info.st_mode):
             raise _read_error(path, errno.EINVAL, "not a regular file")
-        if info.st_uid != os.geteuid():
+        if info.st_uid != current().user():
             # Another user's file in our folder proves nothing we may act on.
             raise _read_error(path, errno.EPERM, f"owned by uid {info.st_uid}, not by us")
         chunks = []

@@ -8,6 +8,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
+from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
 
 HOME_ENV = "AGENT_TTY_HOME"
@@ -143,7 +144,7 @@ def ensure_socket_dir(home: Path) -> Path:
     import tempfile
 
     try:
-        return Path(tempfile.mkdtemp(prefix=f"agent-tty-{os.geteuid()}-", dir="/tmp"))
+        return Path(tempfile.mkdtemp(prefix=f"agent-tty-{current().user()}-", dir="/tmp"))
     except OSError as err:
         raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"cannot create a socket folder in /tmp: {err.strerror}") from None
 
@@ -160,7 +161,7 @@ def preview_socket_dir(home: Path) -> str:
             return f"{folder} (not created yet)"
         except (UnsafeHome, OSError):
             continue
-    return f"/tmp/agent-tty-{os.geteuid()}-XXXXXX (a new private folder)"
+    return f"/tmp/agent-tty-{current().user()}-XXXXXX (a new private folder)"
 
 
 def _socket_dir_candidates(home: Path) -> list[tuple[Path, bool]]:
@@ -177,7 +178,7 @@ def _socket_dir_candidates(home: Path) -> list[tuple[Path, bool]]:
     run = home / "run"
     if len(os.fsencode(str(run))) + SOCKET_NAME_ROOM <= SUN_PATH_MAX:
         candidates.append((run, True))
-    uid = os.geteuid()
+    uid = current().user()
     candidates.append((Path(f"/tmp/agent-tty-{uid}"), True))
     candidates.extend((Path(f"/tmp/agent-tty-{uid}-{n}"), True) for n in range(1, TMP_FALLBACKS))
     return candidates
@@ -238,7 +239,7 @@ def remove_socket(recorded: str, session_id: str) -> None:
         return
     try:
         info = os.lstat(path.name, dir_fd=folder)
-        if stat.S_ISSOCK(info.st_mode) and info.st_uid == os.geteuid():
+        if stat.S_ISSOCK(info.st_mode) and info.st_uid == current().user():
             os.unlink(path.name, dir_fd=folder)
     except OSError:
         pass

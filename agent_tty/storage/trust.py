@@ -16,6 +16,7 @@ import os
 import stat
 from pathlib import Path
 
+from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
@@ -46,7 +47,7 @@ def _user(uid: int) -> str:
 def _fix(path: str, info: os.stat_result | None, problem: str) -> str:
     if problem == "writable":
         return f"; fix it with `chmod go-w {path}` or use a private Home (--home)"
-    if problem == "owner" and info is not None and os.geteuid() == 0:
+    if problem == "owner" and info is not None and current().is_admin():
         return f"; run the command as its owner (`runuser -u {_user_name(info.st_uid)} -- agent-tty ...`) or add --as-owner"
     if problem in ("owner", "ancestor"):
         return "; use a Home of your own (--home, $AGENT_TTY_HOME, default ~/.agent-tty)"
@@ -54,12 +55,7 @@ def _fix(path: str, info: os.stat_result | None, problem: str) -> str:
 
 
 def _user_name(uid: int) -> str:
-    try:
-        import pwd
-
-        return pwd.getpwuid(uid).pw_name
-    except (ImportError, KeyError):
-        return str(uid)
+    return current().user_name(uid)
 
 
 def owned_folder(path: str, info: os.stat_result, what: str, private: bool = False) -> None:
@@ -68,8 +64,8 @@ def owned_folder(path: str, info: os.stat_result, what: str, private: bool = Fal
     if not stat.S_ISDIR(info.st_mode):
         kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a directory"
         raise UnsafeHome(path, info, "not-a-directory", f"{what} is {kind}")
-    if info.st_uid != os.geteuid():
-        raise UnsafeHome(path, info, "owner", f"{what} belongs to {_user(info.st_uid)}, not to {_user(os.geteuid())}")
+    if info.st_uid != current().user():
+        raise UnsafeHome(path, info, "owner", f"{what} belongs to {_user(info.st_uid)}, not to {_user(current().user())}")
     if info.st_mode & (PRIVATE if private else OTHERS_WRITE):
         raise UnsafeHome(
             path, info, "writable", f"{what} has mode {stat.S_IMODE(info.st_mode):04o}: other users could change it"
@@ -79,7 +75,7 @@ def owned_folder(path: str, info: os.stat_result, what: str, private: bool = Fal
 def check_ancestors(path: str) -> None:
     """Every folder above `path` (a real path) keeps its entries: owned by root or us, and
     writable by others only with the sticky bit (where nobody may rename another's entry)."""
-    me = os.geteuid()
+    me = current().user()
     parent = os.path.dirname(path)
     while True:
         try:
@@ -140,24 +136,14 @@ def become_owner(root: Path) -> None:
         info = os.stat(root)
     except OSError as err:
         raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"cannot check {root}: {err.strerror}", path=str(root)) from None
-    if info.st_uid == os.geteuid():
+    if info.st_uid == current().user():
         return
-    if os.geteuid() != 0:
+    if not current().is_admin():
         raise UnsafeHome(str(root), info, "owner", f"--as-owner needs root: the Home belongs to {_user(info.st_uid)}")
-    uid, gid = info.st_uid, info.st_gid
-    try:
-        import pwd
-
-        entry = pwd.getpwuid(uid)
-        groups = os.getgrouplist(entry.pw_name, entry.pw_gid)
-        gid = entry.pw_gid
-    except KeyError:
-        groups = [gid]
+    uid = info.st_uid
     import json  # noqa: F401  (the error envelope must print even if the drop leaves it unreadable)
 
-    os.setgroups(groups)
-    os.setgid(gid)
-    os.setuid(uid)
+    current().become(uid, info.st_gid)
     if os.environ.get("XDG_RUNTIME_DIR"):
         # root's runtime folder is not the owner's: the socket folder check would refuse it.
         os.environ.pop("XDG_RUNTIME_DIR")

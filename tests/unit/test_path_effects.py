@@ -32,15 +32,17 @@ REVIEWED = {
     ("host/main.py", "log_crash", "os.open"),
     ("host/main.py", "log_crash", "os.fdopen"),
     ("host/main.py", "_start", ".open"),  # EventLog.open
-    # The host binds the socket path that trusted_socket_path checked (a private folder of ours).
-    ("host/loop.py", "listen", "os.unlink"),
-    ("host/loop.py", "listen", ".bind"),
-    ("host/loop.py", "listen", "os.chmod"),
+    # The host binds the socket path that trusted_socket_path checked (a private folder of ours),
+    # through the system layer's transport.
+    ("platform/system.py", "listen", "os.unlink"),
+    ("platform/system.py", "listen", ".bind"),
+    ("platform/system.py", "listen", "os.chmod"),
+    ("platform/system.py", "connect", ".connect"),
     ("host/loop.py", "_close", "os.unlink"),
     # A new session folder under the Home's checked sessions/ (create ran Home.ensure).
     ("lifecycle/create.py", "_allocate", "os.mkdir"),
     # Every caller passes engine.socket(manifest) (trusted_socket_path); the peer's uid is checked.
-    ("protocol/rpc.py", "call", ".connect"),
+    ("protocol/rpc.py", "_connect", ".connect"),
 }
 
 
@@ -59,6 +61,8 @@ def effects(root: Path) -> set[tuple[str, str, str]]:
         relative = path.relative_to(root).as_posix()
         if relative.startswith("storage/"):
             continue  # the checked helpers themselves
+        if relative.startswith("testing/"):
+            continue  # the plugin kit: files in the temp folder it made, never a record's path
         scope: list[str] = []
 
         class Visitor(ast.NodeVisitor):

@@ -89,7 +89,9 @@ def _rerun_in_new_session() -> int:
     """Run this same destroy detached, in a new session, and exit with its exit code."""
     env = {k: v for k, v in os.environ.items() if k != "AGENT_TTY_SESSION_ID"}
     env[RERUN_ENV] = "1"
-    child = subprocess.Popen([sys.executable, "-m", "agent_tty", *GLOBALS.argv], env=env, start_new_session=True)
+    from agent_tty.platform.system import current
+
+    child = subprocess.Popen([sys.executable, "-m", "agent_tty", *GLOBALS.argv], env=env, **current().detached())
 
     def forward(signum: int, _frame: object) -> None:
         child.send_signal(signum)

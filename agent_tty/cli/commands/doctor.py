@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from agent_tty.cli.output import GLOBALS, emit
+from agent_tty.platform.system import current
 
 
 def _home_report(root: str) -> dict[str, Any]:
@@ -21,7 +22,10 @@ def _home_report(root: str) -> dict[str, Any]:
         info = os.stat(root)
         report["mode"] = f"{stat.S_IMODE(info.st_mode):04o}"
         report["owner"] = info.st_uid
-        report["ownedByMe"] = info.st_uid == os.geteuid()
+        try:
+            report["ownedByMe"] = info.st_uid == current().user()
+        except AgentTtyError:
+            report["ownedByMe"] = None  # this system cannot tell (doctor says why below)
         report["private"] = not (info.st_mode & 0o077)
         report["writable"] = os.access(root, os.W_OK)
     try:
@@ -34,21 +38,21 @@ def _home_report(root: str) -> dict[str, Any]:
     return report
 
 
-def _pty_report() -> dict[str, Any]:
+def _socket_dir(root: Path) -> str:
+    from agent_tty.protocol.errors import AgentTtyError
+    from agent_tty.storage.home import preview_socket_dir
+
     try:
-        controller, terminal = os.openpty()
-    except (OSError, AttributeError) as err:
-        return {"ok": False, "reason": str(err)}
-    os.close(controller)
-    os.close(terminal)
-    return {"ok": True}
+        return preview_socket_dir(root)
+    except AgentTtyError as err:
+        return f"none: {err.message}"
 
 
 def command() -> int:
     from agent_tty.lifecycle.engine import Engine
     from agent_tty.platform.manager import Platform
     from agent_tty.protocol.errors import AgentTtyError
-    from agent_tty.storage.home import Home, preview_socket_dir, resolve_home
+    from agent_tty.storage.home import Home, resolve_home
     from agent_tty.storage.trust import real_home
 
     # Not engine_for: doctor reports an unsafe Home instead of refusing it.
@@ -72,14 +76,15 @@ def command() -> int:
             )
         plugins.append(entry)
     for name, error in platform.load_errors.items():
-        plugins.append({"name": name, "usable": False, "rank": 0, "reason": f"failed to load: {error}"})
+        reason = f"failed to load: {error}"
+        plugins.append({"name": name, "usable": False, "rank": 0, "reason": reason, "notChosenBecause": reason})
     result = {
         "python": sys.version.split()[0],
         "executable": sys.executable,
         "platform": sys.platform,
-        "pty": _pty_report(),
+        "pty": current().terminal_check(),
         "home": home_report,
-        "socketDir": preview_socket_dir(home.root),
+        "socketDir": _socket_dir(home.root),
         "plugins": plugins,
         "pinned": {"mechanism": pinned, "by": pinned_by} if pinned else None,
         "mechanism": chosen,
@@ -97,5 +102,7 @@ def command() -> int:
     for entry in plugins:
         mark = "ok " if entry["usable"] else "-- "
         lines.append(f"  {mark}{entry['name']} (rank {entry['rank']}): {entry['reason']}")
+        if entry.get("notChosenBecause") and entry["usable"]:
+            lines.append(f"       not chosen: {entry['notChosenBecause']}")
     emit(result, "\n".join(lines))
     return 0 if chosen and result["home"]["trusted"] else 1

@@ -1,0 +1,168 @@
+"""The operating system below the lifecycle: who we are, how a host is reached and launched.
+
+The core never asks the os or socket module for these facts directly (tests/unit/test_no_posix
+_in_core.py scans for it): it asks `current()`, one object per family of systems, chosen by
+`sys.platform` the way psutil picks its backend behind one façade. The platform plugins
+(hookspecs.py) carry what proves and stops a program's processes; this object carries the
+rest: the user that owns private folders, the host's transport, and the launch of a process
+that must outlive its caller. docs/adr/0010-the-platform-seam.md says why it is split so.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import sys
+from functools import cache
+from typing import Any
+
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+
+class System:
+    """What the core needs from an operating system. Subclasses answer for one family."""
+
+    name = "unknown"
+    supported = False
+    reason = "agent-tty has no support for this operating system yet"
+
+    def user(self) -> int:
+        """The id that owns our Home, socket folders and records (POSIX: the effective uid)."""
+        raise self._unsupported("tell the current user")
+
+    def is_admin(self) -> bool:
+        """Whether we may act as another user (POSIX: euid 0)."""
+        return False
+
+    def user_name(self, user: int) -> str:
+        return str(user)
+
+    def become(self, user: int, group: int) -> None:
+        """Act as `user` for the rest of this process (root's --as-owner), or raise."""
+        raise self._unsupported("act as another user")
+
+    def detached(self) -> dict[str, Any]:
+        """subprocess.Popen arguments for a process that must outlive us and our terminal."""
+        raise self._unsupported("start a detached process")
+
+    def terminal_check(self) -> dict[str, Any]:
+        """Whether this process can open a terminal for a program: {"ok": bool, "reason"?}."""
+        return {"ok": False, "reason": self.reason}
+
+    # ------------------------------------------------------------ the host's transport
+
+    def connect(self, address: str, timeout: float | None) -> socket.socket:
+        """A connected stream to the host serving `address`; OSError as connect raises it."""
+        raise self._unsupported("reach a session's host")
+
+    def listen(self, address: str) -> socket.socket:
+        """A non-blocking listening stream at `address`, reachable by this user only."""
+        raise self._unsupported("serve a session")
+
+    def peer_user(self, conn: socket.socket) -> int | None:
+        """The user at the other end of a connected stream; None where the kernel cannot say."""
+        return None
+
+    def _unsupported(self, what: str) -> AgentTtyError:
+        return AgentTtyError(
+            ErrorCode.PLATFORM_UNAVAILABLE, f"cannot {what} on {sys.platform}: {self.reason}", platform=sys.platform
+        )
+
+
+class PosixSystem(System):
+    """Linux, macOS and the BSDs: uids, Unix sockets, new sessions."""
+
+    name = "posix"
+    supported = True
+    reason = "POSIX"
+
+    def user(self) -> int:
+        return os.geteuid()
+
+    def is_admin(self) -> bool:
+        return os.geteuid() == 0
+
+    def user_name(self, user: int) -> str:
+        try:
+            import pwd
+
+            return pwd.getpwuid(user).pw_name
+        except (ImportError, KeyError):
+            return str(user)
+
+    def become(self, user: int, group: int) -> None:
+        """Drop to `user` with its primary group and supplementary groups (its passwd entry),
+        or `group` alone for a uid without one."""
+        try:
+            import pwd
+
+            entry = pwd.getpwuid(user)
+            groups, group = os.getgrouplist(entry.pw_name, entry.pw_gid), entry.pw_gid
+        except KeyError:
+            groups = [group]
+        os.setgroups(groups)
+        os.setgid(group)
+        os.setuid(user)
+
+    def detached(self) -> dict[str, Any]:
+        return {"start_new_session": True}
+
+    def terminal_check(self) -> dict[str, Any]:
+        try:
+            controller, terminal = os.openpty()
+        except OSError as err:
+            return {"ok": False, "reason": str(err)}
+        os.close(controller)
+        os.close(terminal)
+        return {"ok": True}
+
+    def connect(self, address: str, timeout: float | None) -> socket.socket:
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(timeout)
+            sock.connect(address)
+        except BaseException:
+            sock.close()
+            raise
+        return sock
+
+    def listen(self, address: str) -> socket.socket:
+        try:
+            os.unlink(address)
+        except FileNotFoundError:
+            pass
+        server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            server.bind(address)
+            os.chmod(address, 0o600)
+            server.listen(16)
+            server.setblocking(False)
+        except BaseException:
+            server.close()
+            raise
+        return server
+
+    def peer_user(self, conn: socket.socket) -> int | None:
+        option = getattr(socket, "SO_PEERCRED", None)  # Linux; getpeereid elsewhere
+        if option is not None:
+            import struct
+
+            _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+            return int(uid)
+        return None
+
+
+class WindowsSystem(System):
+    """Windows: the transport and launch arrive with the windows_conpty plugin."""
+
+    name = "windows"
+    reason = "Windows support (the windows_conpty plugin: ConPTY, a named-pipe transport, ACL checks on the Home) is not built yet"
+
+
+@cache
+def current() -> System:
+    if sys.platform == "win32":
+        return WindowsSystem()
+    if hasattr(os, "geteuid") and hasattr(socket, "AF_UNIX"):
+        return PosixSystem()
+    return System()

@@ -1,0 +1,180 @@
+"""The core carries no OS difference of its own: agent_tty/platform/system.py and the plugins do.
+
+Two checks. A scan of agent_tty/ fails on any direct use of a POSIX-only module, call, constant
+or Popen argument outside system.py, except the few listed below with the reason each stays.
+And a run under a simulated Windows and macOS, with the POSIX-only modules unimportable (and,
+for Windows, the POSIX-only os, socket and signal names removed), imports every core module,
+reads records and key names (the engine's pure parts) and runs `doctor --json`, which must
+answer with an envelope, never a traceback.
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CORE = ROOT / "agent_tty"
+SYSTEM = CORE / "platform" / "system.py"
+# The plugin kit starts, signals and reaps real processes to test POSIX plugins; it is test
+# support, not the core (a Windows kit comes with the windows_conpty plugin).
+TESTING = CORE / "testing"
+
+POSIX_MODULES = {"fcntl", "termios", "pty", "tty", "resource", "grp", "pwd"}
+POSIX_NAMES = {
+    "os": {
+        "geteuid", "getuid", "getegid", "getgid", "setuid", "setgid", "setgroups", "getgrouplist",
+        "setsid", "killpg", "getpgid", "getsid", "fork", "openpty", "kill", "pipe2",
+    },
+    "socket": {"AF_UNIX", "SO_PEERCRED"},
+    "signal": {"SIGKILL", "SIGHUP", "SIGCHLD", "SIGSTOP", "SIGCONT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGWINCH"},
+}
+POSIX_KEYWORDS = {"start_new_session", "preexec_fn", "process_group"}
+
+# What stays, and why. A new use anywhere (also in these files) fails the scan.
+ALLOWED: dict[tuple[str, str], str] = {
+    ("host/signals.py", "signal.SIGCHLD"): "the POSIX host wakes on SIGCHLD; the Windows host (issue 14) waits on its process handle",
+    ("host/signals.py", "signal.SIGHUP"): "the POSIX host ignores a stray hang-up; no such signal on Windows",
+    ("host/signals.py", "os.pipe2"): "the POSIX host's signal wake-up pipe",
+}
+
+
+def _uses(path: Path) -> list[tuple[int, str]]:
+    """Each POSIX-only use in one file: (line, what)."""
+    tree = ast.parse(path.read_text(), filename=str(path))
+    aliases: dict[str, str] = {}  # local name -> module, for `import signal as signals`
+    found: list[tuple[int, str]] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.split(".")[0]
+                aliases[alias.asname or top] = top
+                if top in POSIX_MODULES:
+                    found.append((node.lineno, f"import {alias.name}"))
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            top = node.module.split(".")[0]
+            if top in POSIX_MODULES:
+                found.append((node.lineno, f"from {node.module} import"))
+            for alias in node.names:
+                if alias.name in POSIX_NAMES.get(top, ()):
+                    found.append((node.lineno, f"{top}.{alias.name}"))
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+            module = aliases.get(node.value.id)
+            if module in POSIX_NAMES and node.attr in POSIX_NAMES[module]:
+                found.append((node.lineno, f"{module}.{node.attr}"))
+        elif isinstance(node, ast.keyword) and node.arg in POSIX_KEYWORDS:
+            found.append((node.lineno, f"{node.arg}="))
+    return found
+
+
+def test_the_core_uses_no_posix_only_name_outside_the_system_layer() -> None:
+    problems = []
+    for path in sorted(CORE.rglob("*.py")):
+        if path == SYSTEM or TESTING in path.parents:
+            continue
+        relative = path.relative_to(CORE).as_posix()
+        for line, what in _uses(path):
+            if (relative, what) not in ALLOWED:
+                problems.append(f"agent_tty/{relative}:{line}: {what}")
+    assert not problems, "POSIX-only uses in the core; ask agent_tty.platform.system instead:\n" + "\n".join(problems)
+
+
+def test_the_scan_sees_a_planted_use(tmp_path: Path) -> None:
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "import os, socket, signal as s\nimport fcntl\n"
+        "os.geteuid(); socket.socket(socket.AF_UNIX); s.SIGKILL\n"
+        "import subprocess\nsubprocess.Popen(['x'], start_new_session=True)\n"
+    )
+    assert sorted(what for _line, what in _uses(planted)) == sorted(
+        ["import fcntl", "os.geteuid", "socket.AF_UNIX", "signal.SIGKILL", "start_new_session="]
+    )
+
+
+SIMULATION = r"""
+import contextlib, importlib, io, json, os, pkgutil, signal, socket, subprocess, sys, selectors, tempfile
+
+TARGET = sys.argv[1]
+BLOCKED = set(sys.argv[2].split(","))
+# Libraries that pick their own backend by sys.platform at import (click's Windows console)
+# are loaded for the real system first: the simulation tests our code, not theirs.
+import click, pluggy, typer  # noqa: E401
+for name in BLOCKED:
+    sys.modules.pop(name, None)
+
+
+class Blocker:
+    def find_spec(self, name, path=None, target=None):
+        if name.split(".")[0] in BLOCKED:
+            raise ImportError(f"{name} is POSIX-only: blocked by the test")
+        return None
+
+
+sys.meta_path.insert(0, Blocker())
+sys.platform = TARGET
+if TARGET == "win32":
+    for module, names in json.loads(sys.argv[3]).items():
+        for name in names:
+            if hasattr(sys.modules[module], name):
+                delattr(sys.modules[module], name)
+
+import agent_tty
+
+imported = []
+for info in pkgutil.walk_packages(agent_tty.__path__, "agent_tty."):
+    if info.name.endswith("__main__"):
+        continue
+    importlib.import_module(info.name)
+    imported.append(info.name)
+
+# The engine's pure parts: records, statuses, keys.
+from agent_tty.protocol.status import is_terminal
+from agent_tty.storage.records import Manifest
+from agent_tty.terminal.keys import encode_key
+
+assert is_terminal("destroyed") and encode_key("Enter") == b"\r"
+try:
+    Manifest.from_json(b'{"version": 1}', "session.json")
+except ValueError:
+    pass
+
+from agent_tty.cli.main import main
+
+os.environ["AGENT_TTY_HOME"] = os.path.join(tempfile.mkdtemp(), "home")
+out = io.StringIO()
+with contextlib.redirect_stdout(out):
+    code = main(["--json", "doctor"])
+print(json.dumps({"imported": imported, "code": code, "doctor": json.loads(out.getvalue())}))
+"""
+
+
+@pytest.mark.parametrize("target", ["win32", "darwin"])
+def test_the_core_imports_and_doctor_answers_on_another_system(target: str, tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", SIMULATION, target, ",".join(sorted(POSIX_MODULES)),
+         json.dumps({module: sorted(names) for module, names in POSIX_NAMES.items()})],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "PYTHONDONTWRITEBYTECODE": "1"},
+    )
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr, done.stderr
+    report = json.loads(done.stdout)
+    assert "agent_tty.lifecycle.engine" in report["imported"] and "agent_tty.host.loop" in report["imported"]
+    doctor = report["doctor"]
+    assert doctor["command"] == "doctor" and doctor["ok"] is True, doctor
+    assert doctor["result"]["platform"] == target
+    if target == "win32":
+        # No plugin for Windows yet, and no transport: doctor says so and exits 1.
+        assert report["code"] == 1 and doctor["result"]["mechanism"] is None
+        assert doctor["result"]["pty"]["ok"] is False
+    else:
+        names = [plugin["name"] for plugin in doctor["result"]["plugins"]]
+        assert "linux_cgroup" not in names and "linux_autogroup" not in names, names
