@@ -172,7 +172,9 @@ def test_paste_is_bracketed_when_the_program_asks(tty: Cli) -> None:
 
 
 def test_wait_conditions(tty: Cli) -> None:
-    sid = tty.create("sh", "-c", "echo start; sleep 1; echo done; sleep 0.3")["sessionId"]
+    # The program outlives a slow CLI start (a loaded machine took over 1.3 s): the idle and
+    # regex waits must find it running.
+    sid = tty.create("sh", "-c", "echo start; sleep 1; echo done; sleep 3")["sessionId"]
     idle = tty.run("wait", sid, "--idle-ms", "300", "--timeout", "10s").result
     assert idle["matched"] is True
     assert tty.run("wait", sid, "--regex", r"^d.ne$", "--timeout", "10s").result["matched"] is True
