@@ -101,6 +101,15 @@ def _start_jobs(cli: Cli, sid: str, leader: int, tmp_path: Path, recorded: list[
     return pids
 
 
+def _destroy_ends_every_job(cli: Cli, sid: str, leader: int, pids: list[int]) -> None:
+    done = cli.run("destroy", sid)
+    assert done.code == 0, (done.stdout, done.stderr)
+    assert done.result["status"] == "destroyed"
+    survivors = [pid for pid in pids if _stat(pid) is not None]
+    assert survivors == [], f"jobs survived destroy: {survivors}"
+    assert _session(leader) == []
+
+
 def test_destroy_ends_the_jobs_of_an_interactive_shell(cli: Cli, tmp_path: Path, recorded: list[Path]) -> None:
     sid, leader = _bash(cli)
     pids = _start_jobs(cli, sid, leader, tmp_path, recorded)
@@ -109,12 +118,7 @@ def test_destroy_ends_the_jobs_of_an_interactive_shell(cli: Cli, tmp_path: Path,
     assert sent["delivered"] is True
     wait_until(lambda: cli.run("run", sid, "true").result["completed"], what="the prompt after ^C")
     assert all(_stat(pid) is not None for pid in pids), "SIGINT reached a job"
-    done = cli.run("destroy", sid)
-    assert done.code == 0, (done.stdout, done.stderr)
-    assert done.result["status"] == "destroyed"
-    survivors = [pid for pid in pids if _stat(pid) is not None]
-    assert survivors == [], f"jobs survived destroy: {survivors}"
-    assert _session(leader) == []
+    _destroy_ends_every_job(cli, sid, leader, pids)
     assert cli.manifest(sid)["status"] == "destroyed"
 
 
@@ -132,12 +136,7 @@ def test_gc_keeps_a_session_while_a_job_of_the_exited_shell_runs(
     assert report["removedSessions"] == [], "gc removed a session whose jobs run (R20)"
     (skipped,) = report["skippedSessions"]
     assert skipped["reason"].startswith("the session's program group still runs"), skipped
-    done = cli.run("destroy", sid)
-    assert done.code == 0, (done.stdout, done.stderr)
-    assert done.result["status"] == "destroyed"
-    survivors = [pid for pid in pids if _stat(pid) is not None]
-    assert survivors == [], f"jobs survived destroy: {survivors}"
-    assert _session(leader) == []
+    _destroy_ends_every_job(cli, sid, leader, pids)
     assert cli.run("gc").result["removedSessions"] == [sid]
 
 

@@ -64,18 +64,24 @@ def _log(line: str) -> None:
             handle.write(line + "\n")
 
 
-def _maybe_hold(op: str, path: object, dir_fd: int | None = None) -> None:
+def _full_path(path: object, dir_fd: int | None) -> str | None:
+    """The path a call names, joined to its dir_fd's folder when relative; None for an fd."""
     try:
-        text = os.fspath(path)  # type: ignore[arg-type]
+        text = os.fsdecode(path)  # type: ignore[arg-type]
     except TypeError:
-        return
-    if isinstance(text, bytes):
-        text = text.decode(errors="replace")
+        return None
     if dir_fd is not None and not text.startswith("/"):
         try:
             text = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), text)
         except OSError:
             pass
+    return text
+
+
+def _maybe_hold(op: str, path: object, dir_fd: int | None = None) -> None:
+    text = _full_path(path, dir_fd)
+    if text is None:
+        return
     name = None
     for hold in _HOLDS:
         if hold["op"] != op or not text.endswith(hold["suffix"]):
@@ -113,15 +119,9 @@ if _HOLDS:
         return _real_os_open(path, flags, *args, **kwargs)
 
     def _hidden(path, dir_fd):  # type: ignore[no-untyped-def]
-        try:
-            text = os.fsdecode(path)
-        except TypeError:
+        text = _full_path(path, dir_fd)
+        if text is None:
             return False
-        if dir_fd is not None and not text.startswith("/"):
-            try:
-                text = os.path.join(os.readlink(f"/proc/self/fd/{dir_fd}"), text)
-            except OSError:
-                pass
         name = None
         for hold in _HOLDS:
             if hold["op"] == "hide" and text.endswith(hold["suffix"]):
