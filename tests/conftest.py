@@ -25,8 +25,16 @@ if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+PINNED_MECHANISM = os.environ.get("AGENT_TTY_MECHANISM") or None
+"""The mechanism the whole run is pinned to (`AGENT_TTY_MECHANISM=macos_ps pytest ...`): every
+Cli passes it on; tests about another mechanism (a token, a cgroup leaf) pin theirs themselves."""
+
+
 def default_mechanism() -> str:
-    """What new sessions get here: cgroup leaves where this user may make them, else autogroup."""
+    """What new sessions get here: the pinned mechanism, else cgroup leaves where this user may
+    make them, else autogroup."""
+    if PINNED_MECHANISM:
+        return PINNED_MECHANISM
     from agent_tty_plugins.linux_cgroup import probe
 
     return "linux_cgroup" if probe()[0].usable else "linux_autogroup"
@@ -66,7 +74,7 @@ class Cli:
     def __init__(self, home: Path) -> None:
         self.home = home
         self.command = agent_tty_command()
-        self.pin: str | None = None
+        self.pin: str | None = PINNED_MECHANISM
 
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_TTY_")}
@@ -114,6 +122,18 @@ def wait_until(check: Callable[[], Any], timeout: float = 10.0, interval: float 
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out waiting for {what or check}")
         time.sleep(interval)
+
+
+def beats(beat: Path, within: float) -> bool:
+    """A fork chain (tests/fixtures/fork_chain.py) writes its beat file again within `within` s.
+    Under load, or while a judgement holds the chain stopped, a beat may be late: wait for one."""
+    first = beat.read_text()
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        time.sleep(0.05)
+        if beat.read_text() != first:
+            return True
+    return False
 
 
 def pid_alive(pid: int) -> bool:

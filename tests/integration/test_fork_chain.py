@@ -4,22 +4,15 @@ on both Linux mechanisms (FreezesUnseenGroup, GcProbesUnseenGroup, GcFreezesUnse
 from __future__ import annotations
 
 import sys
-import time
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Cli, default_mechanism, wait_until
+from tests.conftest import Cli, beats, default_mechanism, wait_until
 
 pytestmark = pytest.mark.integration
 CHAIN = Path(__file__).resolve().parent.parent / "fixtures" / "fork_chain.py"
 MECHANISMS = sorted({"linux_autogroup", default_mechanism()})
-
-
-def _beats(beat: Path) -> bool:
-    first = beat.read_text()
-    time.sleep(0.3)
-    return beat.read_text() != first
 
 
 @pytest.mark.parametrize("mechanism", MECHANISMS)
@@ -29,10 +22,10 @@ def test_gc_keeps_and_destroy_ends_a_fork_chain(cli: Cli, tmp_path: Path, mechan
     sid = cli.create("sh", "-c", f'trap "" HUP; {sys.executable} {CHAIN} {beat} 30 & exit 0')["sessionId"]
     wait_until(beat.exists, what="the chain to start")
     wait_until(lambda: cli.manifest(sid)["status"] == "exited", what="the shell to exit")
-    assert _beats(beat)
+    assert beats(beat, 10.0)
     report = cli.run("gc").result
     assert report["removedSessions"] == [], "gc removed the record of a chain that still runs (R20)"
     assert report["skippedSessions"][0]["reason"].startswith("the session's program group still runs")
     assert cli.run("destroy", sid).result["status"] == "destroyed"
-    assert not _beats(beat), "the chain survived destroy (R16)"
+    assert not beats(beat, 1.0), "the chain survived destroy (R16)"
     assert cli.run("gc").result["removedSessions"] == [sid]

@@ -12,13 +12,12 @@ import os
 import shutil
 import signal
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import Cli, wait_until
+from tests.conftest import Cli, beats, wait_until
 
 pytestmark = [
     pytest.mark.integration,
@@ -143,17 +142,6 @@ def test_gc_keeps_a_session_while_a_job_of_the_exited_shell_runs(
 CHAIN = Path(__file__).resolve().parent.parent / "fixtures" / "fork_chain.py"
 
 
-def _beats(beat: Path, within: float) -> bool:
-    """The chain writes its beat file again within `within` s (under load it may stall a while)."""
-    first = beat.read_text()
-    deadline = time.monotonic() + within
-    while time.monotonic() < deadline:
-        time.sleep(0.05)
-        if beat.read_text() != first:
-            return True
-    return False
-
-
 def test_destroy_ends_a_job_that_is_a_fork_chain(cli: Cli, tmp_path: Path) -> None:
     """A job whose processes each fork a successor and end at once (no pause between forks): a
     scan sees it among the pids handed out last, and SIGSTOP to its group holds it for the
@@ -162,9 +150,9 @@ def test_destroy_ends_a_job_that_is_a_fork_chain(cli: Cli, tmp_path: Path) -> No
     beat = tmp_path / "beat"
     cli.run("run", sid, f"(trap '' HUP; exec {sys.executable} {CHAIN} {beat} 20 0) &").result
     wait_until(beat.exists, what="the chain to start")
-    assert _beats(beat, 10.0)
+    assert beats(beat, 10.0)
     done = cli.run("destroy", sid)
     assert done.code == 0, (done.stdout, done.stderr)
     assert done.result["status"] == "destroyed"
-    assert not _beats(beat, 1.0), "the chain survived destroy"
+    assert not beats(beat, 1.0), "the chain survived destroy"
     assert _session(leader) == []
