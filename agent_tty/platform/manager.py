@@ -37,6 +37,7 @@ DISABLE_AUTOLOAD_ENV = "AGENT_TTY_DISABLE_PLUGIN_AUTOLOAD"
 BUILTIN_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
     "linux_cgroup": ("agent_tty_plugins.linux_cgroup", ("linux",)),
     "linux_autogroup": ("agent_tty_plugins.linux_autogroup", ("linux",)),
+    "macos_ps": ("agent_tty_plugins.macos_ps", ("darwin", "linux")),
 }
 
 
