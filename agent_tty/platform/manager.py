@@ -213,13 +213,14 @@ class Platform:
 
     # ------------------------------------------------------------ typed hook calls
 
-    def _hook(self, plugin: str, name: str, /, **kwargs: Any) -> Any:
-        """Call hook `name` of the plugin registered for mechanism `plugin`, and of no other: a
-        bug in one plugin never reaches another's sessions. An OSError passes through (callers
-        turn it into STORAGE_ERROR with its errno); any other exception is the plugin's bug and
-        reads as such, naming the plugin and the hook."""
+    def _hook(self, plugin: str, caller: Any, /, **kwargs: Any) -> Any:
+        """Call the hook `caller` (self._pm.hook.<name>) of the plugin registered for mechanism
+        `plugin`, and of no other: a bug in one plugin never reaches another's sessions. An
+        OSError passes through (callers turn it into STORAGE_ERROR with its errno); any other
+        exception is the plugin's bug and reads as such, naming the plugin and the hook."""
         self._require(plugin)
-        for impl in getattr(self._pm.hook, name).get_hookimpls():
+        name = caller.name
+        for impl in caller.get_hookimpls():
             if impl.plugin_name != plugin or impl.hookwrapper or impl.wrapper:
                 continue
             try:
@@ -245,39 +246,45 @@ class Platform:
         return value
 
     def spawn(self, request: SpawnRequest) -> ProgramHandle:
-        result = self._hook(request.mechanism, "agent_tty_spawn", request=request)
+        result = self._hook(request.mechanism, self._pm.hook.agent_tty_spawn, request=request)
         return self._answer(request.mechanism, result, "spawn")
 
     def capture_program(self, mechanism: str, pid: int, host_pid: int) -> CapturedProgram:
-        result = self._hook(mechanism, "agent_tty_capture_program", mechanism=mechanism, pid=pid, host_pid=host_pid)
+        result = self._hook(
+            mechanism, self._pm.hook.agent_tty_capture_program, mechanism=mechanism, pid=pid, host_pid=host_pid
+        )
         return result if result is not None else CapturedProgram(proof=None)
 
     def runs_inside(self, mechanism: str, program_pid: int, host_identity: dict[str, Any] | None) -> bool:
         result = self._hook(
-            mechanism, "agent_tty_runs_inside", mechanism=mechanism, program_pid=program_pid, host_identity=host_identity
+            mechanism,
+            self._pm.hook.agent_tty_runs_inside,
+            mechanism=mechanism,
+            program_pid=program_pid,
+            host_identity=host_identity,
         )
         return result is None or bool(result)  # no answer: inside, the safe side
 
     def leave_program_group(self, mechanism: str) -> bool:
-        return bool(self._hook(mechanism, "agent_tty_leave_program_group", mechanism=mechanism))
+        return bool(self._hook(mechanism, self._pm.hook.agent_tty_leave_program_group, mechanism=mechanism))
 
     def judge_group(self, group: GroupRef) -> GroupVerdict:
         with _system_errors("judge the program's group"):
-            result = self._hook(group.mechanism, "agent_tty_judge_group", group=group)
+            result = self._hook(group.mechanism, self._pm.hook.agent_tty_judge_group, group=group)
         return self._answer(group.mechanism, result, "judge_group")
 
     def kill_group(self, group: GroupRef, signal: int) -> GroupVerdict:
         with _system_errors("signal the program's group"):
-            result = self._hook(group.mechanism, "agent_tty_kill_group", group=group, signal=signal)
+            result = self._hook(group.mechanism, self._pm.hook.agent_tty_kill_group, group=group, signal=signal)
         return self._answer(group.mechanism, result, "kill_group")
 
     def group_alive(self, group: GroupRef) -> bool:
         with _system_errors("check the program's group"):
-            result = self._hook(group.mechanism, "agent_tty_group_alive", group=group)
+            result = self._hook(group.mechanism, self._pm.hook.agent_tty_group_alive, group=group)
         return bool(self._answer(group.mechanism, result, "group_alive"))
 
     def release_group(self, group: GroupRef) -> bool:
-        return bool(self._hook(group.mechanism, "agent_tty_release_group", group=group))
+        return bool(self._hook(group.mechanism, self._pm.hook.agent_tty_release_group, group=group))
 
     def sweep(self, home: str, session_ids: list[str]) -> list[str]:
         """Every installed plugin's sweep, each on its own: one that raises is recorded in
@@ -295,12 +302,16 @@ class Platform:
         return freed
 
     def capture_host(self, mechanism: str, pid: int) -> dict[str, Any] | None:
-        return self._hook(mechanism, "agent_tty_capture_host", mechanism=mechanism, pid=pid)
+        return self._hook(mechanism, self._pm.hook.agent_tty_capture_host, mechanism=mechanism, pid=pid)
 
     def judge_host(self, mechanism: str, pid: int, identity: dict[str, Any] | None) -> HostVerdict:
-        result = self._hook(mechanism, "agent_tty_judge_host", mechanism=mechanism, pid=pid, identity=identity)
+        result = self._hook(
+            mechanism, self._pm.hook.agent_tty_judge_host, mechanism=mechanism, pid=pid, identity=identity
+        )
         return result if result is not None else HostVerdict.UNKNOWN
 
     def kill_host(self, mechanism: str, pid: int, identity: dict[str, Any]) -> HostVerdict:
-        result = self._hook(mechanism, "agent_tty_kill_host", mechanism=mechanism, pid=pid, identity=identity)
+        result = self._hook(
+            mechanism, self._pm.hook.agent_tty_kill_host, mechanism=mechanism, pid=pid, identity=identity
+        )
         return result if result is not None else HostVerdict.UNKNOWN

@@ -6,8 +6,8 @@ arguments the hook declares), acting itself as the host: it spawns the programs,
 proof with its own pid as the host's, and passes its own captured identity in every GroupRef.
 
 Every failure is an AssertionError whose message starts with a tag from TAGS. Everything the
-kit starts it ends in a `finally`, by pid or by the id of a group it spawned (never kill(0),
-kill(-1), pkill): strangers are its own children; a program's group is signalled only while its
+kit starts it ends in a `finally`, by pid or by the id of a group it spawned (never a kill of
+our own group, of every process, or by name): strangers are its own children; a program's group is signalled only while its
 leader is the kit's unreaped child, or a process that carries the kit's marker (or, for a fork
 chain, one whose beat moves) is in it: either holds the group's id.
 """
