@@ -126,7 +126,7 @@ def _run(name: str, info: CommandInfo, args: list[str]) -> int:
             handled = module.fast_path(args)
             if handled is not None:
                 return handled
-        return _run_typer(name, info, module, args)
+        return _run_command(name, info, module, args)
     except AgentTtyError as err:
         return emit_error(err)
     except KeyboardInterrupt:
@@ -151,20 +151,15 @@ def _become_owner() -> None:
     become_owner(real_home(str(resolve_home(GLOBALS.home))))
 
 
-def _run_typer(name: str, info: CommandInfo, module: object, args: list[str]) -> int:
+def _run_command(name: str, info: CommandInfo, module: object, args: list[str]) -> int:
     import click
-    import typer
 
+    from agent_tty.cli.parse import build
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
-    app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
-    app.command(name=name, help=info.summary, context_settings={"help_option_names": ["-h", "--help"]})(
-        getattr(module, "command")
-    )
+    command = build(name, info.summary, getattr(module, "command"))
     try:
-        result = app(args=args, prog_name=f"agent-tty {name}", standalone_mode=False)
-    except click.exceptions.NoSuchOption as err:
-        return emit_error(AgentTtyError(ErrorCode.USAGE, err.format_message()))
+        result = command.main(args=args, prog_name=f"agent-tty {name}", standalone_mode=False)
     except click.exceptions.UsageError as err:
         return emit_error(AgentTtyError(ErrorCode.USAGE, err.format_message()))
     except click.exceptions.Abort:
