@@ -59,6 +59,29 @@ def backend_name() -> str:
         return "pyte"
 
 
+FAST_INSTALL = "pip install 'agent-tty[fast]'"
+PYTE_NOTE = (
+    "pyte is the portable fallback: it parses program output about 300x slower than Ghostty's "
+    f"engine (docs/USAGE.md, Driving and observing). Where a pyghostty wheel exists (Linux glibc x86_64/aarch64, "
+    f"macOS 13+), `{FAST_INSTALL}` installs it."
+)
+
+
+def backend_report() -> dict[str, Any]:
+    """Which screen backend new sessions get, and why (for doctor)."""
+    name = backend_name()
+    forced = os.environ.get(BACKEND_ENV) in ("ghostty", "pyte")
+    report: dict[str, Any] = {"backend": name, "forcedBy": BACKEND_ENV if forced else None, "error": None, "note": None}
+    if name == "ghostty":
+        try:
+            import pyghostty  # noqa: F401  (a wheel that installed but cannot load its library)
+        except Exception as err:  # any failure to load is reported, not raised
+            report["error"] = f"pyghostty does not load: {type(err).__name__}: {err}"
+    else:
+        report["note"] = PYTE_NOTE
+    return report
+
+
 def open_screen(cols: int, rows: int, on_reply: Reply | None = None, backend: str | None = None) -> Screen:
     """A screen of `cols` x `rows`. `on_reply` receives the answers to terminal queries
     (cursor position, device attributes, colours); an offline replay passes None."""

@@ -10,6 +10,7 @@ from typing import Any
 
 from agent_tty.cli.output import GLOBALS, emit
 from agent_tty.platform.system import current
+from agent_tty.terminal.screen import backend_report
 
 
 def _home_report(root: str) -> dict[str, Any]:
@@ -36,6 +37,15 @@ def _home_report(root: str) -> dict[str, Any]:
         report["problem"] = err.details.get("problem", err.code.value)
         report["refusal"] = err.message
     return report
+
+
+def _screen_line(screen: dict[str, Any]) -> str:
+    line = f"screen     {screen['backend']}" + (f" (forced by {screen['forcedBy']})" if screen["forcedBy"] else "")
+    if screen["error"]:
+        line += f"\n           {screen['error']}"
+    if screen["note"]:
+        line += f"\n           {screen['note']}"
+    return line
 
 
 def _socket_dir(root: Path) -> str:
@@ -89,6 +99,7 @@ def command() -> int:
         "pinned": {"mechanism": pinned, "by": pinned_by} if pinned else None,
         "mechanism": chosen,
         "mechanismError": choice_error,
+        "screen": backend_report(),
     }
     lines = [
         f"python     {result['python']} ({sys.executable})",
@@ -96,6 +107,7 @@ def command() -> int:
         f"home       {home.root}" + ("" if result["home"]["exists"] else " (not created yet)"),
         *([] if result["home"]["trusted"] else [f"           UNSAFE: {result['home']['refusal']}"]),
         f"sockets    {result['socketDir']}",
+        _screen_line(result["screen"]),
         f"mechanism  {chosen or 'none: ' + str(choice_error)}" + (f" (pinned by {pinned_by})" if pinned else ""),
         "plugins:",
     ]
@@ -105,4 +117,4 @@ def command() -> int:
         if entry.get("notChosenBecause") and entry["usable"]:
             lines.append(f"       not chosen: {entry['notChosenBecause']}")
     emit(result, "\n".join(lines))
-    return 0 if chosen and result["home"]["trusted"] else 1
+    return 0 if chosen and result["home"]["trusted"] and not result["screen"]["error"] else 1
