@@ -14,33 +14,89 @@ from agent_tty.cli.output import GLOBALS, emit_error
 class CommandInfo:
     """A command's module and one-line summary (a plain class: no typing import at start-up)."""
 
-    __slots__ = ("module", "summary")
+    __slots__ = ("module", "summary", "examples")
 
-    def __init__(self, module: str, summary: str) -> None:
+    def __init__(self, module: str, summary: str, *examples: str) -> None:
         self.module = module
         self.summary = summary
+        self.examples = examples
 
 
 COMMANDS: dict[str, CommandInfo] = {
-    "create": CommandInfo("agent_tty.cli.commands.create", "Start a program in a new session."),
-    "list": CommandInfo("agent_tty.cli.commands.list", "List sessions (active ones; --all for every one)."),
-    "inspect": CommandInfo("agent_tty.cli.commands.inspect", "Show a session's manifest and derived facts."),
-    "destroy": CommandInfo("agent_tty.cli.commands.destroy", "End a session (--force: without its host)."),
-    "gc": CommandInfo("agent_tty.cli.commands.gc", "Remove the folders of ended sessions."),
-    "resize": CommandInfo("agent_tty.cli.commands.resize", "Resize a session's terminal."),
-    "signal": CommandInfo("agent_tty.cli.commands.signal", "Send a signal to a session's program group."),
-    "run": CommandInfo("agent_tty.cli.commands.run", "Type a shell command and wait until it completed."),
-    "type": CommandInfo("agent_tty.cli.commands.type", "Type literal text."),
-    "paste": CommandInfo("agent_tty.cli.commands.paste", "Paste text (bracketed when the program enabled it)."),
-    "send-keys": CommandInfo("agent_tty.cli.commands.send_keys", "Send named keys: Enter, Up, Ctrl+C, F5, ..."),
-    "wait": CommandInfo("agent_tty.cli.commands.wait", "Wait for text, a regex, a still screen, silence or the exit."),
-    "snapshot": CommandInfo("agent_tty.cli.commands.snapshot", "The screen as text or cells."),
-    "screenshot": CommandInfo("agent_tty.cli.commands.screenshot", "A PNG of the screen."),
-    "record": CommandInfo("agent_tty.cli.commands.record", "record export: an asciinema v2 file of the session."),
-    "mark": CommandInfo("agent_tty.cli.commands.mark", "Put a labelled marker in the event log."),
-    "version": CommandInfo("agent_tty.cli.commands.version", "Print the version."),
-    "doctor": CommandInfo("agent_tty.cli.commands.doctor", "Check this machine: Python, PTYs, platform plugins, Home."),
-    "platform": CommandInfo("agent_tty.cli.commands.doctor", "Show the platform plugins and the mechanism new sessions get."),
+    "create": CommandInfo(
+        "agent_tty.cli.commands.create",
+        "Start a program in a new session.",
+        "agent-tty create -- bash",
+        "agent-tty create --name build --cols 120 --rows 40 -- bash --norc",
+        "agent-tty create --env TERM=dumb --idle-timeout 30m -- python3 -q",
+    ),
+    "list": CommandInfo(
+        "agent_tty.cli.commands.list", "List sessions (active ones; --all for every one).", "agent-tty list", "agent-tty --json list --all"
+    ),
+    "inspect": CommandInfo("agent_tty.cli.commands.inspect", "Show a session's manifest and derived facts.", "agent-tty inspect ID"),
+    "destroy": CommandInfo(
+        "agent_tty.cli.commands.destroy",
+        "End a session (--force: without its host).",
+        "agent-tty destroy ID",
+        "agent-tty destroy --force ID    # the host is wedged or gone",
+    ),
+    "gc": CommandInfo(
+        "agent_tty.cli.commands.gc", "Remove the folders of ended sessions.", "agent-tty gc --dry-run", "agent-tty gc --older-than 1h"
+    ),
+    "resize": CommandInfo("agent_tty.cli.commands.resize", "Resize a session's terminal.", "agent-tty resize ID --cols 120 --rows 40"),
+    "signal": CommandInfo(
+        "agent_tty.cli.commands.signal", "Send a signal to a session's program group.", "agent-tty signal ID INT", "agent-tty signal ID TERM"
+    ),
+    "run": CommandInfo(
+        "agent_tty.cli.commands.run",
+        "Type a shell command and wait until it completed.",
+        "agent-tty run ID 'make test'",
+        "agent-tty run ID 'npm start' --no-wait",
+        "agent-tty run ID --file steps.sh --timeout 5m",
+    ),
+    "type": CommandInfo(
+        "agent_tty.cli.commands.type", "Type literal text.", "agent-tty type ID 'hello world'", "agent-tty type ID ':wq' && agent-tty send-keys ID Enter"
+    ),
+    "paste": CommandInfo(
+        "agent_tty.cli.commands.paste", "Paste text (bracketed when the program enabled it).", "agent-tty paste ID --file snippet.py"
+    ),
+    "send-keys": CommandInfo(
+        "agent_tty.cli.commands.send_keys",
+        "Send named keys: Enter, Up, Ctrl+C, F5, ...",
+        "agent-tty send-keys ID Enter",
+        "agent-tty send-keys ID C-c",
+        "agent-tty send-keys ID Escape : w q Enter",
+        "agent-tty send-keys ID Ctrl+Left Shift+Home F5",
+    ),
+    "wait": CommandInfo(
+        "agent_tty.cli.commands.wait",
+        "Wait for text, a regex, a still screen, silence or the exit.",
+        "agent-tty wait ID --text 'passed' --timeout 60s",
+        "agent-tty wait ID --regex '\\$ $' --after-seq last",
+        "agent-tty wait ID --screen-stable-ms 500",
+        "agent-tty wait ID --exit --timeout 10s",
+    ),
+    "snapshot": CommandInfo(
+        "agent_tty.cli.commands.snapshot",
+        "The screen as text or cells.",
+        "agent-tty snapshot ID",
+        "agent-tty snapshot ID --scrollback",
+        "agent-tty --json snapshot ID --format structured",
+    ),
+    "screenshot": CommandInfo("agent_tty.cli.commands.screenshot", "A PNG of the screen.", "agent-tty screenshot ID --out screen.png"),
+    "record": CommandInfo(
+        "agent_tty.cli.commands.record",
+        "record export: an asciinema v2 file of the session.",
+        "agent-tty record export ID --out session.cast",
+    ),
+    "mark": CommandInfo("agent_tty.cli.commands.mark", "Put a labelled marker in the event log.", "agent-tty mark ID before-deploy"),
+    "version": CommandInfo("agent_tty.cli.commands.version", "Print the version.", "agent-tty version"),
+    "doctor": CommandInfo(
+        "agent_tty.cli.commands.doctor", "Check this machine: Python, PTYs, platform plugins, Home.", "agent-tty doctor", "agent-tty --json doctor"
+    ),
+    "platform": CommandInfo(
+        "agent_tty.cli.commands.doctor", "Show the platform plugins and the mechanism new sessions get.", "agent-tty platform"
+    ),
 }
 
 USAGE = """usage: agent-tty [--home PATH] [--json] COMMAND [ARGS]...
@@ -53,6 +109,8 @@ Global options (before or after the command):
   --as-owner    (root) act on another user's Home as its owner, for the whole command
   --version     print the version
   --help        this text; `agent-tty COMMAND --help` for a command
+  --show-completion [bash|zsh|fish], --install-completion [bash|zsh|fish]
+                shell completion of commands, options and session ids
 
 Commands:
 """
@@ -72,17 +130,22 @@ def _split_globals(argv: list[str]) -> list[str]:
         elif arg == "--as-owner":
             GLOBALS.as_owner = True
         elif arg == "--home":
-            if i + 1 >= len(argv):
-                rest.append(arg)  # let the parser report the missing value
-            else:
-                GLOBALS.home = argv[i + 1]
-                i += 1
+            if i + 1 >= len(argv) or argv[i + 1] == "--" or argv[i + 1] in COMMANDS:
+                # `agent-tty --home list`: the command is not a path; say so instead of reading
+                # it as the Home (or the Home's path as a command).
+                raise _MissingHome()
+            GLOBALS.home = argv[i + 1]
+            i += 1
         elif arg.startswith("--home="):
             GLOBALS.home = arg.split("=", 1)[1]
         else:
             rest.append(arg)
         i += 1
     return rest
+
+
+class _MissingHome(Exception):
+    """`--home` given without a path."""
 
 
 def _usage() -> str:
@@ -94,23 +157,73 @@ def _usage() -> str:
 def main(argv: list[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     GLOBALS.argv = list(args)
-    rest = _split_globals(args)
-    if not rest or rest[0] in ("-h", "--help", "help"):
+    try:
+        rest = _split_globals(args)
+    except _MissingHome:
+        return _usage_error("--home needs a path: agent-tty --home PATH COMMAND ...")
+    if not rest:
+        if GLOBALS.json:
+            return _usage_error("no command given; see `agent-tty --help`")
         sys.stdout.write(_usage())
-        return 0 if rest else 2
+        return 2
+    if rest[0] in ("-h", "--help", "help"):
+        return _top_help()
+    if rest[0] in ("__complete", "--show-completion", "--install-completion"):
+        return _completion(rest[0], rest[1:])
     if rest[0] in ("--version", "-V"):
-        from agent_tty import __version__
-
-        sys.stdout.write(f"agent-tty {__version__}\n")
-        return 0
+        rest = ["version", *rest[1:]]
     name, command_args = rest[0], rest[1:]
     GLOBALS.command = name
     info = COMMANDS.get(name)
     if info is None:
-        from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+        import difflib
 
-        return emit_error(AgentTtyError(ErrorCode.USAGE, f"unknown command {name!r}; see `agent-tty --help`"))
+        close = difflib.get_close_matches(name, COMMANDS, n=1, cutoff=0.6)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        return _usage_error(f"unknown command {name!r}{hint} See `agent-tty --help`.")
     return _run(name, info, command_args)
+
+
+def _completion(action: str, args: list[str]) -> int:
+    from agent_tty.cli import complete
+
+    if action == "__complete":
+        return complete.main_complete(args, GLOBALS.home)
+    shell = args[0] if args else complete.detect_shell()
+    if shell not in complete.SHELLS or len(args) > 1:
+        return _usage_error(f"{action} takes one of {', '.join(complete.SHELLS)} (default: from $SHELL)")
+    GLOBALS.command = action.lstrip("-")
+    script = complete.SCRIPTS[shell]
+    if action == "--show-completion":
+        sys.stdout.write(script)
+        return 0
+    from agent_tty.cli.output import emit
+
+    target = complete.install_path(shell)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text(script)
+    after = {"bash": "open a new shell (bash-completion loads it)", "fish": "open a new shell",
+             "zsh": "add `fpath=(~/.zfunc $fpath); autoload -Uz compinit && compinit` to ~/.zshrc if it is not there"}[shell]
+    emit({"shell": shell, "path": str(target)}, f"installed {shell} completion in {target}; {after}")
+    return 0
+
+
+def _usage_error(message: str) -> int:
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+    return emit_error(AgentTtyError(ErrorCode.USAGE, message))
+
+
+def _top_help() -> int:
+    GLOBALS.command = "help"
+    if GLOBALS.json:
+        from agent_tty.cli.output import emit
+
+        commands = [{"name": name, "summary": info.summary} for name, info in COMMANDS.items()]
+        emit({"usage": _usage(), "commands": commands})
+    else:
+        sys.stdout.write(_usage())
+    return 0
 
 
 def _run(name: str, info: CommandInfo, args: list[str]) -> int:
@@ -157,9 +270,18 @@ def _run_command(name: str, info: CommandInfo, module: object, args: list[str]) 
     from agent_tty.cli.parse import build
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
-    command = build(name, info.summary, getattr(module, "command"))
+    command = build(name, info.summary, getattr(module, "command"), examples=info.examples)
+    options = args[: args.index("--")] if "--" in args else args
+    if GLOBALS.json and ("-h" in options or "--help" in options):
+        from agent_tty.cli.output import emit
+
+        with click.Context(command, info_name=f"agent-tty {name}") as ctx:
+            emit({"usage": command.get_help(ctx), "summary": info.summary, "examples": list(info.examples)})
+        return 0
     try:
         result = command.main(args=args, prog_name=f"agent-tty {name}", standalone_mode=False)
+    except click.exceptions.NoSuchOption as err:
+        return emit_error(AgentTtyError(ErrorCode.USAGE, err.format_message() + _option_hint(name)))
     except click.exceptions.UsageError as err:
         return emit_error(AgentTtyError(ErrorCode.USAGE, err.format_message()))
     except click.exceptions.Abort:
@@ -169,6 +291,15 @@ def _run_command(name: str, info: CommandInfo, module: object, args: list[str]) 
     if isinstance(result, int):
         return result
     return 0
+
+
+def _option_hint(name: str) -> str:
+    """What a mistaken option usually means for this command."""
+    if name == "create":
+        return " The program and its arguments go after `--`: agent-tty create [OPTIONS] -- PROGRAM [ARGS]..."
+    if name in ("send-keys", "type", "run", "paste"):
+        return " Text that starts with '-' goes after `--`: agent-tty " + name + " ID -- TEXT"
+    return ""
 
 
 if __name__ == "__main__":  # pragma: no cover

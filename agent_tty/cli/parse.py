@@ -39,9 +39,10 @@ class DeclarationError(TypeError):
 class Command(click.Command):
     """click's command, with an "Arguments:" section for arguments that carry help (typer's habit)."""
 
-    def __init__(self, *args: Any, argument_help: list[tuple[str, str]], **kwargs: Any) -> None:
+    def __init__(self, *args: Any, argument_help: list[tuple[str, str]], examples: tuple[str, ...] = (), **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.argument_help = argument_help
+        self.examples = examples
 
     def format_options(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
         if self.argument_help:
@@ -49,8 +50,14 @@ class Command(click.Command):
                 formatter.write_dl(self.argument_help)
         super().format_options(ctx, formatter)
 
+    def format_epilog(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        if self.examples:
+            with formatter.section("Examples"):
+                for example in self.examples:  # as written: click would rewrap them
+                    formatter.write(f"{'':>{formatter.current_indent}}{example}\n")
 
-def build(name: str, summary: str, function: Callable[..., Any]) -> Command:
+
+def build(name: str, summary: str, function: Callable[..., Any], examples: tuple[str, ...] = ()) -> Command:
     """The click command for `function`, whose defaults are typer's parameter declarations."""
     params: list[click.Parameter] = []
     argument_help: list[tuple[str, str]] = []
@@ -93,4 +100,5 @@ def build(name: str, summary: str, function: Callable[..., Any]) -> Command:
         help=summary,
         context_settings={"help_option_names": HELP_OPTIONS},
         argument_help=argument_help,
+        examples=examples,
     )

@@ -6,23 +6,33 @@ import re
 
 from agent_tty.protocol.errors import invalid
 
-_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)")
+_DURATION = re.compile(r"(\d+(?:\.\d+)?)(ms|s|m|h|d)?")
 _UNIT_S = {"ms": 0.001, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+MAX_DURATION_S = 365 * 86400.0
+"""The longest duration any option takes (a year); 0 means no limit where an option allows it."""
 
 
-def parse_duration(text: str, what: str = "duration") -> float:
-    """'500ms', '2s', '5m', '1h', '3d' (a bare number is seconds) -> seconds."""
+def parse_duration(text: str, what: str = "duration", bare_unit: str = "s") -> float:
+    """'500ms', '2s', '5m', '1h', '3d' -> seconds. A bare number is in `bare_unit`: seconds,
+    or milliseconds for the options whose name ends in -ms. At most a year (never an overflow)."""
     value = text.strip()
     match = _DURATION.fullmatch(value)
-    if match:
-        return float(match.group(1)) * _UNIT_S[match.group(2)]
-    try:
-        seconds = float(value)
-    except ValueError:
-        seconds = -1.0
-    if seconds >= 0 and value and value[0].isdigit():
-        return seconds
-    raise invalid(f"invalid {what} {text!r}: use a number with ms, s, m, h or d (e.g. 500ms, 2s, 5m)", value=text)
+    if not match:
+        raise invalid(
+            f"invalid {what} {text!r}: use a number with ms, s, m, h or d (e.g. 500ms, 2s, 5m); "
+            f"a bare number is in {'milliseconds' if bare_unit == 'ms' else 'seconds'}",
+            value=text,
+        )
+    seconds = float(match.group(1)) * _UNIT_S[match.group(2) or bare_unit]
+    if seconds > MAX_DURATION_S:
+        raise invalid(f"invalid {what} {text!r}: at most 365d (0 where it means no limit)", value=text)
+    return seconds
+
+
+def parse_duration_ms(text: str, what: str, bare_unit: str = "s") -> int:
+    """A duration option's value in whole milliseconds (rounded up: 0.5ms is not 0)."""
+    seconds = parse_duration(text, what, bare_unit)
+    return -int(-seconds * 1000 // 1)
 
 
 def parse_signal(text: str) -> int:

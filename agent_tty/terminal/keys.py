@@ -39,6 +39,16 @@ _PLAIN: dict[str, bytes] = {
 # Cursor keys: CSI form normally, SS3 form in application cursor mode (DECCKM).
 _CURSOR: dict[str, bytes] = {"up": b"A", "down": b"B", "right": b"C", "left": b"D", "home": b"H", "end": b"F"}
 _CTRL_SPECIAL = {"@": 0, "space": 0, "[": 27, "\\": 28, "]": 29, "^": 30, "_": 31, "?": 127}
+# With a modifier, xterm sends CSI 1;m X for cursor keys and F1-F4 and CSI n;m ~ for the rest,
+# where m = 1 + Shift 1 + Alt 2 + Ctrl 4.
+_TILDE = {"insert": 2, "ic": 2, "delete": 3, "del": 3, "pageup": 5, "ppage": 5, "pagedown": 6, "npage": 6,
+          "f5": 15, "f6": 17, "f7": 18, "f8": 19, "f9": 20, "f10": 21, "f11": 23, "f12": 24}
+_SS3_F = {"f1": b"P", "f2": b"Q", "f3": b"R", "f4": b"S"}
+_MODIFIERS = (("ctrl+", 4), ("control+", 4), ("c-", 4), ("alt+", 2), ("meta+", 2), ("m-", 2), ("shift+", 1), ("s-", 1))
+KEY_HELP = (
+    "use Enter, Tab, Escape, Backspace, Delete, Up/Down/Left/Right, Home/End, PageUp/PageDown, "
+    "Insert, F1-F12, a single character, or any of them after Ctrl+, Alt+ or Shift+ (C-, M-, S-)"
+)
 
 
 def _base(name: str, app_cursor: bool) -> bytes | None:
@@ -52,35 +62,77 @@ def _base(name: str, app_cursor: bool) -> bytes | None:
     return None
 
 
+def _split_modifiers(name: str) -> tuple[int, str]:
+    """'Ctrl+Shift+Left' -> (4 | 1, 'Left'); a trailing '+' or '-' is the key itself."""
+    mask = 0
+    rest = name
+    while True:
+        lowered = rest.lower()
+        for prefix, bit in _MODIFIERS:
+            if lowered.startswith(prefix) and len(rest) > len(prefix):
+                mask |= bit
+                rest = rest[len(prefix) :]
+                break
+        else:
+            return mask, rest
+
+
+def _unknown(name: str) -> Exception:
+    hint = ""
+    if len(name) > 1:
+        hint = f"; to type text, use `agent-tty type ID {name!r}` (then `send-keys ID Enter`)"
+    return invalid(f"unknown key {name!r}: {KEY_HELP}{hint}", key=name)
+
+
 def encode_key(name: str, app_cursor: bool = False) -> bytes:
-    """'Enter', 'Up', 'F5', 'Ctrl+C' (or 'C-c'), 'Alt+x' (or 'M-x'), 'Shift+Tab', 'a' -> bytes.
+    """'Enter', 'Up', 'F5', 'Ctrl+C' (or 'C-c'), 'Alt+x' (or 'M-x'), 'Shift+Tab', 'Ctrl+Left',
+    'Shift+F5', 'a' -> the bytes xterm sends.
 
     Raises INVALID_INPUT (exit 2) naming the key when it is not in the table.
     """
     if not name:
         raise invalid("empty key name")
-    lowered = name.lower()
-    if lowered in ("shift+tab",):
-        return _PLAIN[lowered]
-    for prefix in ("ctrl+", "c-", "control+"):
-        if lowered.startswith(prefix) and len(name) > len(prefix):
-            rest = name[len(prefix) :]
-            if rest.lower() in _CTRL_SPECIAL:
-                return bytes([_CTRL_SPECIAL[rest.lower()]])
-            if len(rest) == 1 and rest.isalpha():
-                return bytes([ord(rest.lower()) & 0x1F])
-            raise invalid(f"unknown key {name!r}: Ctrl+ takes a letter or one of @ [ \\ ] ^ _ ?", key=name)
-    for prefix in ("alt+", "m-", "meta+"):
-        if lowered.startswith(prefix) and len(name) > len(prefix):
-            return b"\x1b" + encode_key(name[len(prefix) :], app_cursor)
-    encoded = _base(name, app_cursor)
-    if encoded is None:
-        raise invalid(
-            f"unknown key {name!r}: use Enter, Tab, Escape, Backspace, Delete, Up/Down/Left/Right, Home/End, "
-            "PageUp/PageDown, Insert, F1-F12, Ctrl+<key>, Alt+<key>, Shift+Tab or a single character",
-            key=name,
-        )
-    return encoded
+    mask, key = _split_modifiers(name)
+    if not mask:
+        encoded = _base(key, app_cursor)
+        if encoded is None:
+            raise _unknown(name)
+        return encoded
+    lowered = key.lower()
+    ctrl, alt, shift = bool(mask & 4), bool(mask & 2), bool(mask & 1)
+    if len(key) == 1 or lowered in _CTRL_SPECIAL:
+        return _modified_character(name, key, ctrl, alt, shift)
+    code = 1 + mask
+    if lowered in _CURSOR:
+        return b"\x1b[1;%d" % code + _CURSOR[lowered]
+    if lowered in _SS3_F:
+        return b"\x1b[1;%d" % code + _SS3_F[lowered]
+    if lowered in _TILDE:
+        return b"\x1b[%d;%d~" % (_TILDE[lowered], code)
+    if lowered in ("tab", "btab") and mask == 1:
+        return b"\x1b[Z"
+    plain = _PLAIN.get(lowered)
+    if plain is not None and mask == 2:
+        return b"\x1b" + plain  # Alt+Enter, Alt+Backspace, ...: ESC then the key
+    if plain is None:
+        raise _unknown(name)
+    raise invalid(f"no standard sequence for {name!r}: {KEY_HELP}", key=name)
+
+
+def _modified_character(name: str, key: str, ctrl: bool, alt: bool, shift: bool) -> bytes:
+    lowered = key.lower()
+    if ctrl:
+        if lowered in _CTRL_SPECIAL:
+            byte = bytes([_CTRL_SPECIAL[lowered]])
+        elif len(key) == 1 and key.isalpha():
+            byte = bytes([ord(lowered) & 0x1F])
+        else:
+            raise invalid(f"unknown key {name!r}: Ctrl+ takes a letter or one of @ [ \\ ] ^ _ ? space", key=name)
+    elif lowered == "space":
+        byte = b" "
+    else:
+        byte = (key.upper() if shift else key).encode()
+    return b"\x1b" + byte if alt else byte
 
 
 def validate_keys(names: list[str]) -> None:

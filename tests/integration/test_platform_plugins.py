@@ -75,6 +75,10 @@ def test_pin_in_the_home_config(cli: Cli) -> None:
     (cli.home / "config.json").write_text('{"mechanism": "linux_autogroup"}')
     created = cli.create("true")
     assert created["mechanism"] == "linux_autogroup"
+    # doctor gives the pin, not the ranking, as why the others were not chosen.
+    for plugin in cli.run("doctor").result["plugins"]:
+        if plugin["usable"] and plugin["name"] != "linux_autogroup":
+            assert plugin["notChosenBecause"].startswith("linux_autogroup is pinned by ") and plugin["notChosenBecause"].endswith("config.json"), plugin
 
 
 def test_session_of_an_uninstalled_mechanism_proves_nothing(cli: Cli) -> None:

@@ -61,7 +61,7 @@ def test_values_reach_the_command_as_declared() -> None:
     assert _parse("list", []) == {"all_": False}
     assert _parse("send-keys", ["abc", "C-c", "Enter"]) == {"session_id": "abc", "keys": ["C-c", "Enter"]}
     assert _parse("paste", ["abc"]) == {"session_id": "abc", "text": None, "file": None}
-    assert _parse("wait", ["abc", "--idle-ms", "5", "--exit"])["idle_ms"] == 5
+    assert _parse("wait", ["abc", "--idle-ms", "5", "--exit"])["idle_ms"] == "5"
 
 
 @pytest.mark.parametrize(

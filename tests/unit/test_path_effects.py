@@ -22,6 +22,9 @@ METHODS = {
 }
 
 REVIEWED = {
+    # --install-completion: the user's own completion folder under $HOME/XDG dirs, not a record's.
+    ("cli/main.py", "_completion", ".mkdir"),
+    ("cli/main.py", "_completion", ".write_text"),
     # The user's own --file argument, named on the command line, not in a record.
     ("cli/commands/live.py", "read_input_file", "open"),
     # --out: the user's own output path, named on the command line.

@@ -6,7 +6,7 @@ import pytest
 
 from agent_tty.protocol.errors import AgentTtyError, ExitCode
 from agent_tty.protocol.status import STATUS_POLICY, Status, policy
-from agent_tty.protocol.values import check_size, parse_duration, parse_signal
+from agent_tty.protocol.values import check_size, parse_duration, parse_duration_ms, parse_signal
 from agent_tty.storage.home import new_session_id, validate_session_id
 
 
@@ -63,3 +63,19 @@ def test_status_policy_table() -> None:
         assert rules.collectable == rules.terminal, status
     assert policy("running").commandable and not policy("destroying").commandable
     assert policy("destroyed").destroyed and not policy("failed").destroyed
+
+
+@pytest.mark.parametrize(
+    ("text", "bare_unit", "ms"),
+    [("30", "s", 30_000), ("30", "ms", 30), ("1s", "ms", 1000), ("250ms", "s", 250), ("1.5", "s", 1500), ("0.0001s", "s", 1), ("0", "s", 0)],
+)
+def test_a_bare_number_is_in_the_options_unit(text: str, bare_unit: str, ms: int) -> None:
+    assert parse_duration_ms(text, "--x", bare_unit) == ms
+
+
+@pytest.mark.parametrize("text", ["9999999999d", "99999999999999999999", "366d", "1e400", "inf", "nan", "-1", "1y"])
+def test_huge_or_odd_durations_are_exit_2_not_an_overflow(text: str) -> None:
+    with pytest.raises(AgentTtyError) as raised:
+        parse_duration_ms(text, "--timeout")
+    assert raised.value.exit_code == ExitCode.INVALID_INPUT
+    assert "--timeout" in raised.value.message

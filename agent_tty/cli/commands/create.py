@@ -25,7 +25,7 @@ def command(
 ) -> int:
     from agent_tty.lifecycle.create import CreateRequest, create
     from agent_tty.lifecycle.engine import engine_for
-    from agent_tty.protocol.values import check_size, parse_duration
+    from agent_tty.protocol.values import check_size, parse_duration_ms
 
     check_size(cols, rows)
     extra: dict[str, str] = {}
@@ -43,7 +43,7 @@ def command(
         program = [os.path.join(directory, program[0]), *program[1:]]
     idle_ms = None
     if idle_timeout is not None:
-        idle_ms = int(parse_duration(idle_timeout, "--idle-timeout") * 1000)
+        idle_ms = parse_duration_ms(idle_timeout, "--idle-timeout")
         if idle_ms <= 0:
             raise invalid("--idle-timeout must be more than 0", value=idle_timeout)
     request = CreateRequest(

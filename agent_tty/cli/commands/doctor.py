@@ -81,9 +81,13 @@ def command() -> int:
     for probe in probes:
         entry = {"name": probe.name, "usable": probe.usable, "rank": probe.rank, "reason": probe.reason}
         if probe.name != chosen:
-            entry["notChosenBecause"] = (
-                probe.reason if not probe.usable else f"{chosen} ranks higher" if chosen else choice_error
-            )
+            if not probe.usable:
+                because = probe.reason
+            elif pinned and chosen:
+                because = f"{chosen} is pinned by {pinned_by}"
+            else:
+                because = f"{chosen} ranks higher" if chosen else choice_error
+            entry["notChosenBecause"] = because
         plugins.append(entry)
     for name, error in platform.load_errors.items():
         reason = f"failed to load: {error}"

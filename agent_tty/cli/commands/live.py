@@ -66,20 +66,12 @@ def call_live_or_none(session_id: str, request: dict[str, Any], timeout: float |
 
 
 def parse_timeout_ms(value: str | None, default_ms: int | None) -> int | None:
-    """`--timeout`: milliseconds (`5000`) or a duration (`5s`); 0 means no time-out."""
-    from agent_tty.protocol.errors import invalid
-    from agent_tty.protocol.values import parse_duration
+    """`--timeout`: a duration (`500ms`, `5s`, `2m`; a bare number is seconds); 0 means no limit."""
+    from agent_tty.protocol.values import parse_duration_ms
 
     if value is None:
         return default_ms
-    text = value.strip()
-    if text.lstrip("-").isdigit():
-        ms = int(text)
-    else:
-        ms = int(parse_duration(text, "--timeout") * 1000)
-    if ms < 0:
-        raise invalid(f"invalid --timeout {value!r}: it must not be negative", value=value)
-    return ms or None
+    return parse_duration_ms(value, "--timeout") or None
 
 
 def rpc_timeout(timeout_ms: int | None) -> float | None:

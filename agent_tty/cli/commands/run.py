@@ -15,7 +15,7 @@ def command(
     session_id: str = typer.Argument(..., metavar="ID"),
     shell_command: Optional[str] = typer.Argument(None, metavar="COMMAND"),
     file: Optional[str] = typer.Option(None, "--file", help="Run this file's lines instead of COMMAND."),
-    timeout: Optional[str] = typer.Option(None, "--timeout", help="Milliseconds or a duration; 0 waits forever (default 30s)."),
+    timeout: Optional[str] = typer.Option(None, "--timeout", help="A duration (a bare number is seconds); 0 waits forever (default 30s)."),
     no_wait: bool = typer.Option(False, "--no-wait", help="Return once typed."),
 ) -> int:
     from agent_tty.cli.commands.live import call_live, parse_timeout_ms, read_input_file, rpc_timeout

@@ -8,18 +8,24 @@ import typer
 
 from agent_tty.cli.output import emit
 
+DEFAULT_TIMEOUT_MS = 30_000  # as run's: an agent's wait never hangs by default
+
 
 def command(
     session_id: str = typer.Argument(..., metavar="ID"),
     text: Optional[str] = typer.Option(None, "--text", help="Until this text is on the screen (or in scrollback)."),
     regex: Optional[str] = typer.Option(None, "--regex", help="Until this regular expression matches."),
-    screen_stable_ms: Optional[int] = typer.Option(None, "--screen-stable-ms", help="Until the screen did not change for MS."),
-    idle_ms: Optional[int] = typer.Option(None, "--idle-ms", help="Until the program printed nothing for MS."),
+    screen_stable_ms: Optional[str] = typer.Option(
+        None, "--screen-stable-ms", help="Until the screen did not change for this long (a bare number is ms; 2s works too)."
+    ),
+    idle_ms: Optional[str] = typer.Option(
+        None, "--idle-ms", help="Until the program printed nothing for this long (a bare number is ms; 2s works too)."
+    ),
     exit_: bool = typer.Option(False, "--exit", help="Until the program exited."),
     after_seq: Optional[str] = typer.Option(
         None, "--after-seq", help="Count only what appeared after event seq N, or after the session's last input (`last`)."
     ),
-    timeout: Optional[str] = typer.Option(None, "--timeout", help="Milliseconds or a duration; 0 (the default) waits forever."),
+    timeout: Optional[str] = typer.Option(None, "--timeout", help="A duration (a bare number is seconds); 0 waits forever (default 30s)."),
 ) -> int:
     import re
 
@@ -36,9 +42,10 @@ def command(
             re.compile(regex)
         except re.error as err:
             raise invalid(f"invalid --regex {regex!r}: {err}", value=regex) from None
-    for name, value in (("--screen-stable-ms", screen_stable_ms), ("--idle-ms", idle_ms)):
-        if value is not None and value < 0:
-            raise invalid(f"invalid {name} {value}: it must not be negative", value=value)
+    from agent_tty.protocol.values import parse_duration_ms
+
+    stable = None if screen_stable_ms is None else parse_duration_ms(screen_stable_ms, "--screen-stable-ms", bare_unit="ms")
+    idle = None if idle_ms is None else parse_duration_ms(idle_ms, "--idle-ms", bare_unit="ms")
     baseline: int | str | None = None
     if after_seq is not None:
         if after_seq == "last":
@@ -47,13 +54,13 @@ def command(
             baseline = int(after_seq)
         else:
             raise invalid(f"invalid --after-seq {after_seq!r}: a seq number (0 or more) or `last`", value=after_seq)
-    timeout_ms = parse_timeout_ms(timeout, None)
+    timeout_ms = parse_timeout_ms(timeout, DEFAULT_TIMEOUT_MS)
     request: dict[str, Any] = {
         "op": "wait",
         "text": text,
         "regex": regex,
-        "stableMs": screen_stable_ms,
-        "idleMs": idle_ms,
+        "stableMs": stable,
+        "idleMs": idle,
         "exit": exit_,
         "afterSeq": baseline,
         "timeoutMs": timeout_ms,
