@@ -19,6 +19,8 @@ class Globals:
         self.as_owner = False
         self.command = ""
         self.argv: list[str] = []
+        # How the session argument matched when it was a name or an id prefix (cli.resolve).
+        self.resolved: dict[str, str] | None = None
 
 
 GLOBALS = Globals()
@@ -28,6 +30,8 @@ def emit(result: dict[str, object], human: str | None = None) -> None:
     if GLOBALS.json:
         import json
 
+        if GLOBALS.resolved is not None:
+            result = {**result, "resolvedFrom": {"ref": GLOBALS.resolved["ref"], "by": GLOBALS.resolved["by"]}}
         document = {"ok": True, "command": GLOBALS.command, "result": result}
         sys.stdout.write(json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n")
     elif human is not None:

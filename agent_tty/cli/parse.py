@@ -91,7 +91,13 @@ def build(name: str, summary: str, function: Callable[..., Any], examples: tuple
 
     def callback(**values: Any) -> Any:
         # click gives a repeated option or a variadic argument as a tuple; commands take lists.
-        return function(**{key: list(value) if isinstance(value, tuple) else value for key, value in values.items()})
+        values = {key: list(value) if isinstance(value, tuple) else value for key, value in values.items()}
+        if isinstance(values.get("session_id"), str):
+            # A parameter named session_id takes an id, a name or an id prefix (cli/resolve.py).
+            from agent_tty.cli.resolve import resolve_session
+
+            values["session_id"] = resolve_session(values["session_id"])
+        return function(**values)
 
     return Command(
         name,

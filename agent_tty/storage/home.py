@@ -88,6 +88,14 @@ class Home:
     def session(self, session_id: str) -> SessionPaths:
         return SessionPaths(validate_session_id(session_id), self.sessions / session_id)
 
+    def has_session(self, session_id: str) -> bool:
+        """Whether sessions/ID exists (one lstat; its trust is checked where it is used)."""
+        try:
+            os.lstat(self.sessions / session_id)
+        except OSError:
+            return False
+        return True
+
     def session_ids(self) -> list[str]:
         """Ids of the session folders; names that are not valid ids are not sessions."""
         try:

@@ -56,7 +56,12 @@ def command(
         term=term,
         idle_timeout_ms=idle_ms,
     )
-    manifest = create(engine_for(GLOBALS.home), request)
+    engine = engine_for(GLOBALS.home)
+    if name is not None:
+        from agent_tty.cli.resolve import check_name_is_free
+
+        check_name_is_free(engine, name)
+    manifest = create(engine, request)
     result = {
         "sessionId": manifest.session_id,
         "status": manifest.status.value,

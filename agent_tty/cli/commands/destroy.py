@@ -26,7 +26,7 @@ def command(
     if os.environ.get(RERUN_ENV) == "1":
         _leave_program_group(engine, paths)
     elif _runs_inside(engine, paths, session_id):
-        return _rerun_in_new_session()
+        return _rerun_in_new_session(session_id)
     outcome = destroy(engine, session_id, force)
     manifest = outcome.manifest
     result = {
@@ -85,13 +85,18 @@ def _leave_program_group(engine, paths) -> None:  # type: ignore[no-untyped-def]
         pass  # destroy itself reports what is wrong with the session
 
 
-def _rerun_in_new_session() -> int:
+def _rerun_in_new_session(session_id: str) -> int:
     """Run this same destroy detached, in a new session, and exit with its exit code."""
     env = {k: v for k, v in os.environ.items() if k != "AGENT_TTY_SESSION_ID"}
     env[RERUN_ENV] = "1"
     from agent_tty.platform.system import current
 
-    child = subprocess.Popen([sys.executable, "-m", "agent_tty", *GLOBALS.argv], env=env, **current().detached())
+    argv = list(GLOBALS.argv)
+    if GLOBALS.resolved is not None:
+        # The copy destroys the session this one resolved, not whatever the name means by then.
+        at = len(argv) - 1 - argv[::-1].index(GLOBALS.resolved["ref"])
+        argv[at] = session_id
+    child = subprocess.Popen([sys.executable, "-m", "agent_tty", *argv], env=env, **current().detached())
 
     def forward(signum: int, _frame: object) -> None:
         child.send_signal(signum)

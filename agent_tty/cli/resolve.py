@@ -1,0 +1,89 @@
+"""A session named on the command line: its id, its name (`create --name`), or a unique prefix of
+its id, in that order (Docker's order). The result says what matched.
+
+Resolution only reads, and what it returns is an id: every later step of the command works on
+that id with its own checks, so a session renamed, ended or replaced meanwhile is never mistaken
+for another. A full id costs one stat; a name or a prefix reads the Home's manifests, through the
+engine, after the Home's trust check.
+"""
+
+from __future__ import annotations
+
+from agent_tty.cli.output import GLOBALS
+
+
+def resolve_session(ref: str) -> str:
+    """The id `ref` names; records in GLOBALS.resolved how it matched when it was not the id."""
+    from agent_tty.storage.home import SESSION_ID_RE, Home, resolve_home, validate_session_id
+
+    looks_like_id = SESSION_ID_RE.fullmatch(ref) is not None
+    if looks_like_id and Home(resolve_home(GLOBALS.home)).has_session(ref):
+        return ref
+    session_id, by = _by_name_or_prefix(ref, looks_like_id)
+    if session_id is None:
+        validate_session_id(ref)  # a ref that is neither a name nor id-shaped: INVALID_INPUT
+        from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+        raise AgentTtyError(ErrorCode.SESSION_NOT_FOUND, f"no session with the id, name or id prefix {ref!r}", sessionId=ref)
+    GLOBALS.resolved = {"ref": ref, "by": by, "sessionId": session_id}
+    return session_id
+
+
+def _by_name_or_prefix(ref: str, looks_like_id: bool) -> tuple[str | None, str]:
+    from agent_tty.lifecycle.engine import engine_for
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
+    from agent_tty.protocol.status import is_active
+
+    engine = engine_for(GLOBALS.home)
+    named_active: list[str] = []
+    named_ended: list[str] = []
+    prefixed: list[str] = []
+    for session_id in engine.home.session_ids():
+        if looks_like_id and session_id.startswith(ref):
+            prefixed.append(session_id)
+        try:
+            manifest = engine.read_manifest(engine.home.session(session_id))
+        except AgentTtyError as err:
+            if err.code in (ErrorCode.SESSION_NOT_FOUND, ErrorCode.STORAGE_ERROR, ErrorCode.INVALID_INPUT):
+                continue  # removed meanwhile, half-created or unreadable: it has no name to match
+            raise
+        if manifest.name == ref:
+            (named_active if is_active(manifest.status) else named_ended).append(session_id)
+    # A live session's name wins over ended ones that had it; among equals it must be unique.
+    for found, by in ((named_active, "name"), (named_ended, "name"), (prefixed, "prefix")):
+        if len(found) == 1:
+            return found[0], by
+        if len(found) > 1:
+            raise invalid(
+                f"{ref!r} matches {len(found)} sessions by {by} ({', '.join(found)}): give the id",
+                ref=ref,
+                matches=found,
+            )
+    return None, ""
+
+
+def check_name_is_free(engine, name: str) -> None:  # type: ignore[no-untyped-def]
+    """`create --name`: refuse a name a live session has, or one that is another session's id
+    (commands resolve an id first). Without a lock two creates racing with one name can both
+    pass; a command naming that session then refuses the ambiguity, never picks one."""
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
+    from agent_tty.protocol.status import is_active
+
+    if not name.strip() or any(ord(ch) < 32 or ord(ch) == 127 for ch in name) or len(name) > 128:
+        raise invalid(f"invalid --name {name!r}: 1-128 printable characters", value=name)
+    ids = engine.home.session_ids()
+    if name in ids:
+        raise invalid(f"invalid --name {name!r}: it is another session's id", value=name)
+    for session_id in ids:
+        try:
+            manifest = engine.read_manifest(engine.home.session(session_id))
+        except AgentTtyError as err:
+            if err.code in (ErrorCode.SESSION_NOT_FOUND, ErrorCode.STORAGE_ERROR, ErrorCode.INVALID_INPUT):
+                continue
+            raise
+        if manifest.name == name and is_active(manifest.status):
+            raise invalid(
+                f"a live session is already named {name!r} ({session_id}): destroy it or choose another name",
+                value=name,
+                sessionId=session_id,
+            )
