@@ -57,7 +57,7 @@ class Command(click.Command):
                     formatter.write(f"{'':>{formatter.current_indent}}{example}\n")
 
 
-def build(name: str, summary: str, function: Callable[..., Any], examples: tuple[str, ...] = ()) -> Command:
+def build(name: str, summary: str, function: Callable[..., Any], examples: tuple[str, ...] = (), resolve_ids: bool = True) -> Command:
     """The click command for `function`, whose defaults are typer's parameter declarations."""
     params: list[click.Parameter] = []
     argument_help: list[tuple[str, str]] = []
@@ -92,7 +92,7 @@ def build(name: str, summary: str, function: Callable[..., Any], examples: tuple
     def callback(**values: Any) -> Any:
         # click gives a repeated option or a variadic argument as a tuple; commands take lists.
         values = {key: list(value) if isinstance(value, tuple) else value for key, value in values.items()}
-        if isinstance(values.get("session_id"), str):
+        if resolve_ids and isinstance(values.get("session_id"), str):
             # A parameter named session_id takes an id, a name or an id prefix (cli/resolve.py).
             from agent_tty.cli.resolve import resolve_session
 

@@ -32,7 +32,8 @@ def _parse(name: str, args: list[str]) -> dict[str, Any]:
 
     module = importlib.import_module(COMMANDS[name].module)
     spy.__signature__ = __import__("inspect").signature(module.command)  # type: ignore[attr-defined]
-    assert build(name, "summary", spy).main(args=args, prog_name=name, standalone_mode=False) == 0
+    command = build(name, "summary", spy, resolve_ids=False)  # parsing alone: no Home to resolve ids in
+    assert command.main(args=args, prog_name=name, standalone_mode=False) == 0
     return seen
 
 
