@@ -22,10 +22,12 @@ def _held(log: Path, count: int = 1) -> bool:
 def test_reconcile_rereads_before_it_writes(cli: Cli, tmp_path: Path) -> None:
     """ReconcileRereads (R4): the program exits and its host ends while list judges the host;
     list must not write failed over the exit it did not read."""
-    created = cli.create("sh", "-c", "sleep 1; exit 0")
+    # The program outlives list's start even on a loaded machine (list reads host.json only
+    # while the session is active), and ends during list's 5 s hold.
+    created = cli.create("sh", "-c", "sleep 2; exit 0")
     sid = created["sessionId"]
     log = tmp_path / "replay.log"
-    listing = cli.start("list", env=cli.replay_env("list:read:/host.json:1:3000", log))
+    listing = cli.start("list", env=cli.replay_env("list:read:/host.json:1:5000", log))
     wait_until(lambda: _held(log), what="list to hold its host.json read")
     wait_until(lambda: cli.manifest(sid)["status"] == "exited", what="exit")
     wait_until(lambda: not pid_alive(created["hostPid"]), what="host to end")
