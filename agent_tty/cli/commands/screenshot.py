@@ -28,6 +28,7 @@ def command(
     folder = ensure_artifacts(paths)
     stamp = time.strftime("%Y%m%dT%H%M%S", time.gmtime())
     saved = save(folder / f"screenshot-{snap['seq']}-{stamp}.png", png, session_id)
+    saved["copiedTo"] = None  # one shape: the key is there without --out too
     if out is not None:
         target = Path(out).resolve()
         try:
@@ -44,5 +45,5 @@ def command(
         "screenHash": snap["screenHash"],
         "source": snap["source"],
     }
-    emit(result, str(saved.get("copiedTo", saved["path"])))
+    emit(result, str(saved["copiedTo"] or saved["path"]))
     return 0
