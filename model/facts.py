@@ -216,7 +216,7 @@ GUARDS: dict[str, Callable[[], bool]] = {
     ) and lacks(LOOP, "Host._finish_gave_up", "_write(", "write_marker(")
     and before(LOOP, "Host._wait_group", "if not self.platform.group_alive(self.group):\n    then()"),
     "ReRunsInNewSession": lambda: has(
-        DESTROY_CLI, "command", "elif _runs_inside(engine, paths, session_id):\n    return _rerun_in_new_session()"
+        DESTROY_CLI, "command", "elif _runs_inside(engine, paths, session_id):\n    return _rerun_in_new_session(session_id)"
     ) and has(DESTROY_CLI, "_rerun_in_new_session", "env = {k: v for k, v in os.environ.items() if k != 'AGENT_TTY_SESSION_ID'}"),
     "InsideCheckReadsEnv": lambda: before(
         DESTROY_CLI, "_runs_inside", "if os.environ.get('AGENT_TTY_SESSION_ID') == session_id:\n    return True",

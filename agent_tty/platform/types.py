@@ -87,6 +87,10 @@ class ProgramHandle(Protocol):
     def poll_exit(self) -> ProgramExit | None:
         """Reap the program if it ended (never blocks); None while it runs."""
 
+    # Optional: `signal_foreground(number) -> int | None` delivers a keyboard signal (INT,
+    # QUIT, TSTP) as the terminal does, to its foreground group, and returns that group's id;
+    # None (or no such method) makes the host signal the program's group through kill_group.
+
     def close(self) -> None:
         """Close the PTY. Never signals: every signal goes through the proof-then-kill path."""
 
