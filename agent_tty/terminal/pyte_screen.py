@@ -8,6 +8,7 @@ that programs wait for.
 from __future__ import annotations
 
 import copy
+import itertools
 import re
 from typing import Any
 
@@ -16,6 +17,9 @@ from pyte import modes as mo
 
 from agent_tty.terminal.screen import DEFAULT_BG, DEFAULT_FG, SCROLLBACK_LINES, Reply
 
+_RESERVE = 1_000
+"""Rows kept beyond the SCROLLBACK_LINES that `scrollback` shows, as Ghostty keeps more than it
+shows: when a taller screen pulls rows back from the scrollback, it still shows as many."""
 _ALT_MODES = (47, 1047, 1049)
 _DECCKM = 1 << 5
 _BRACKETED_PASTE = 2004 << 5
@@ -44,7 +48,7 @@ def _rgb_reply(code: bytes, rgb: tuple[int, int, int]) -> bytes:
 
 class _AltScreen(pyte.HistoryScreen):
     def __init__(self, cols: int, rows: int) -> None:
-        super().__init__(cols, rows, history=SCROLLBACK_LINES)
+        super().__init__(cols, rows, history=SCROLLBACK_LINES + _RESERVE)
         self.in_alt = False
         self._saved: tuple[Any, Any] | None = None
         self.replies: list[str] = []
@@ -84,10 +88,43 @@ class _AltScreen(pyte.HistoryScreen):
         super().reset_mode(*modes, **kwargs)
 
     def index(self) -> None:
-        if self.in_alt:  # the alternate screen keeps no scrollback
+        # As Ghostty: the alternate screen keeps no scrollback, nor does a scroll region below
+        # the top row (pyte would keep its top line).
+        if self.in_alt or (self.margins is not None and self.margins.top != 0):
             pyte.Screen.index(self)
         else:
             super().index()
+
+    def resize(self, lines: int | None = None, columns: int | None = None) -> None:
+        lines, columns = lines or self.lines, columns or self.columns
+        if lines != self.lines:
+            self._resize_rows(lines)
+        super().resize(lines, columns)
+
+    def _resize_rows(self, lines: int) -> None:
+        """Rows as Ghostty resizes them (pyte would blank the screen and lose the cursor): fewer
+        rows drop blank rows below the cursor, then move the top rows into the scrollback; more
+        rows with the cursor on the last one pull rows back from the scrollback."""
+        rows = [self.buffer[y] for y in range(self.lines)]
+        y = self.cursor.y
+        history = self.history.top
+        if lines < self.lines:
+            extra = self.lines - lines
+            while extra and len(rows) - 1 > y and not any(char.data.strip() for char in rows[-1].values()):
+                rows.pop()
+                extra -= 1
+            if not self.in_alt:
+                history.extend(rows[:extra])
+            rows, y = rows[extra:], y - extra
+        elif y >= self.lines - 1 and not self.in_alt:
+            pulled = [history.pop() for _ in range(min(lines - self.lines, len(history)))]
+            rows, y = pulled[::-1] + rows, y + len(pulled)
+        self.buffer.clear()
+        self.buffer.update(enumerate(rows))
+        self.cursor.y = max(0, y)
+        self.lines = lines
+        self.set_margins()
+        self.dirty.update(range(lines))
 
 
 class PyteScreen:
@@ -98,6 +135,8 @@ class PyteScreen:
         self._stream = pyte.ByteStream(self._screen)
         self._on_reply = on_reply
         self._tail = b""
+        self._rows: dict[int, tuple[Any, str]] = {}
+        """Scrollback rows as text by id(row): a row that scrolled off is not written again."""
 
     def feed(self, data: bytes) -> None:
         self._stream.feed(data)
@@ -120,6 +159,7 @@ class PyteScreen:
 
     def resize(self, cols: int, rows: int) -> None:
         self._screen.resize(rows, cols)
+        self._rows = {}  # rows came back from the scrollback, or the width changed
 
     @property
     def size(self) -> tuple[int, int]:
@@ -131,8 +171,17 @@ class PyteScreen:
     def scrollback(self) -> list[str]:
         if self._screen.in_alt:
             return []  # as Ghostty: the alternate screen has no scrollback of its own
-        cols = self._screen.columns
-        return ["".join(line[x].data for x in range(cols)).rstrip() for line in self._screen.history.top]
+        cols, known, rows, texts = self._screen.columns, self._rows, {}, []
+        history = self._screen.history.top
+        for line in itertools.islice(history, max(0, len(history) - SCROLLBACK_LINES), None):
+            row = known.get(id(line))
+            if row is None or row[0] is not line:
+                width = min(cols, max(line, default=-1) + 1)
+                row = (line, "".join(line[x].data for x in range(width)).rstrip())
+            rows[id(line)] = row
+            texts.append(row[1])
+        self._rows = rows
+        return texts
 
     def cursor(self) -> tuple[int, int, bool]:
         cursor = self._screen.cursor
