@@ -40,3 +40,15 @@ def test_a_pyghostty_that_does_not_load_is_an_error(cli: Cli, tmp_path: Path) ->
     screen = done.doc["result"]["screen"]
     assert screen["backend"] == "ghostty"
     assert "pyghostty does not load" in screen["error"] and "libghostty-vt.so" in screen["error"]
+
+
+def test_doctor_names_the_screenshot_fonts(cli: Cli) -> None:
+    done = cli.run("doctor")
+    fonts = done.result["fonts"]
+    assert fonts["primary"]["installed"] is True and fonts["primary"]["font"] == "JetBrains Mono"
+    assert set(fonts) == {"primary", "text", "symbols", "emoji", "cjk"}
+    for role in ("text", "symbols", "emoji", "cjk"):
+        expected = importlib.util.find_spec(fonts[role]["package"]) is not None
+        assert fonts[role]["installed"] is expected, role
+    human = cli.run("doctor", json_out=False).stdout
+    assert "fonts      JetBrains Mono; fallbacks: text " in human

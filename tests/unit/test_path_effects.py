@@ -22,6 +22,8 @@ METHODS = {
 }
 
 REVIEWED = {
+    # Font files of installed packages (JetBrains Mono, the fallback fonts), read for their cmap.
+    ("terminal/glyphs.py", "read_coverage", "open"),
     # --install-completion: the user's own completion folder under $HOME/XDG dirs, not a record's.
     ("cli/main.py", "_completion", ".mkdir"),
     ("cli/main.py", "_completion", ".write_text"),

@@ -10,6 +10,7 @@ from typing import Any
 
 from agent_tty.cli.output import GLOBALS, emit
 from agent_tty.platform.system import current
+from agent_tty.terminal.glyphs import font_report
 from agent_tty.terminal.screen import backend_report
 
 
@@ -46,6 +47,14 @@ def _screen_line(screen: dict[str, Any]) -> str:
     if screen["note"]:
         line += f"\n           {screen['note']}"
     return line
+
+
+def _fonts_line(fonts: dict[str, dict[str, Any]]) -> str:
+    """Screenshot fonts: the primary one, then each fallback by its role."""
+    primary = fonts["primary"]
+    line = f"fonts      {primary['font'] if primary['installed'] else 'MISSING ' + str(primary['package'])}"
+    roles = [f"{role} {'ok' if info['installed'] else 'not installed'}" for role, info in fonts.items() if role != "primary"]
+    return line + "; fallbacks: " + ", ".join(roles)
 
 
 def _socket_dir(root: Path) -> str:
@@ -104,6 +113,7 @@ def command() -> int:
         "mechanism": chosen,
         "mechanismError": choice_error,
         "screen": backend_report(),
+        "fonts": font_report(),
     }
     lines = [
         f"python     {result['python']} ({sys.executable})",
@@ -112,6 +122,7 @@ def command() -> int:
         *([] if result["home"]["trusted"] else [f"           UNSAFE: {result['home']['refusal']}"]),
         f"sockets    {result['socketDir']}",
         _screen_line(result["screen"]),
+        _fonts_line(result["fonts"]),
         f"mechanism  {chosen or 'none: ' + str(choice_error)}" + (f" (pinned by {pinned_by})" if pinned else ""),
         "plugins:",
     ]
@@ -121,4 +132,5 @@ def command() -> int:
         if entry.get("notChosenBecause") and entry["usable"]:
             lines.append(f"       not chosen: {entry['notChosenBecause']}")
     emit(result, "\n".join(lines))
-    return 0 if chosen and result["home"]["trusted"] and not result["screen"]["error"] else 1
+    fonts_ok = result["fonts"]["primary"]["installed"]
+    return 0 if chosen and result["home"]["trusted"] and not result["screen"]["error"] and fonts_ok else 1
