@@ -15,6 +15,9 @@ from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 MAX_MESSAGE = 1 << 20
+"""The largest request a host reads (what a CLI sends is small: a command, keys, a paste)."""
+MAX_REPLY = 64 << 20
+"""The largest reply a CLI reads: a structured snapshot of a large screen is several MiB."""
 OPS = ("ping", "inspect", "resize", "signal", "destroy", "input", "keys", "run", "wait", "snapshot", "mark")
 
 
@@ -83,8 +86,14 @@ def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0,
                 break
             chunks.append(chunk)
             size += len(chunk)
-            if chunk.endswith(b"\n") or size > MAX_MESSAGE:
+            if chunk.endswith(b"\n"):
                 break
+            if size > MAX_REPLY:
+                raise AgentTtyError(
+                    ErrorCode.PROTOCOL_ERROR,
+                    f"the host's answer to {request.get('op')!r} is over {MAX_REPLY >> 20} MiB: ask for less (a smaller screen, no cells)",
+                    sessionId=session_id,
+                )
     except TimeoutError:
         raise AgentTtyError(
             ErrorCode.HOST_TIMEOUT, f"the host did not answer {request.get('op')!r} in time", sessionId=session_id
@@ -97,7 +106,13 @@ def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0,
         raise AgentTtyError(
             ErrorCode.HOST_UNREACHABLE, "the host closed the connection without an answer", sessionId=session_id
         )
-    reply = decode(b"".join(chunks))
+    data = b"".join(chunks)
+    if not data.endswith(b"\n"):
+        # A reply is one line; without its end it was cut (never parse a part as if whole).
+        raise AgentTtyError(
+            ErrorCode.PROTOCOL_ERROR, f"the host's answer was cut off after {len(data)} bytes", sessionId=session_id
+        )
+    reply = decode(data)
     if reply.get("ok") is True and isinstance(reply.get("result"), dict):
         return reply["result"]
     error = reply.get("error")
