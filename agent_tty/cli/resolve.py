@@ -13,18 +13,20 @@ from agent_tty.cli.output import GLOBALS
 
 
 def resolve_session(ref: str) -> str:
-    """The id `ref` names; records in GLOBALS.resolved how it matched when it was not the id."""
-    from agent_tty.storage.home import SESSION_ID_RE, Home, resolve_home, validate_session_id
+    """The id `ref` names; records in GLOBALS.resolved how it matched when it was not the id.
+
+    A ref that matches nothing is returned as it is: the command checks its other arguments
+    first (a bad signal is exit 2 before a missing session is exit 3), then fails on it as on
+    any unknown id. Only an ambiguous ref is refused here.
+    """
+    from agent_tty.storage.home import SESSION_ID_RE, Home, resolve_home
 
     looks_like_id = SESSION_ID_RE.fullmatch(ref) is not None
     if looks_like_id and Home(resolve_home(GLOBALS.home)).has_session(ref):
         return ref
     session_id, by = _by_name_or_prefix(ref, looks_like_id)
     if session_id is None:
-        validate_session_id(ref)  # a ref that is neither a name nor id-shaped: INVALID_INPUT
-        from agent_tty.protocol.errors import AgentTtyError, ErrorCode
-
-        raise AgentTtyError(ErrorCode.SESSION_NOT_FOUND, f"no session with the id, name or id prefix {ref!r}", sessionId=ref)
+        return ref
     GLOBALS.resolved = {"ref": ref, "by": by, "sessionId": session_id}
     return session_id
 
@@ -34,11 +36,15 @@ def _by_name_or_prefix(ref: str, looks_like_id: bool) -> tuple[str | None, str]:
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
     from agent_tty.protocol.status import is_active
 
-    engine = engine_for(GLOBALS.home)
+    try:
+        engine = engine_for(GLOBALS.home)
+        ids = engine.home.session_ids()
+    except AgentTtyError:
+        return None, ""  # an unsafe or unreadable Home: the command reports it in its own words
     named_active: list[str] = []
     named_ended: list[str] = []
     prefixed: list[str] = []
-    for session_id in engine.home.session_ids():
+    for session_id in ids:
         if looks_like_id and session_id.startswith(ref):
             prefixed.append(session_id)
         try:
