@@ -52,8 +52,9 @@ class EventLog:
         self._write(record)
         return self.seq
 
-    def output(self, data: bytes) -> int:
-        return self.append("output", data=data.decode("utf-8", "surrogateescape"))
+    def output(self, data: bytes, hide: list[int] | None = None, echo_end: int | None = None) -> int:
+        """`hide` and `echo_end` are what readers leave out of `data` (ADR 0007); None: nothing."""
+        return self.append("output", data=data.decode("utf-8", "surrogateescape"), hide=hide, echo_end=echo_end)
 
     def close(self) -> None:
         try:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from agent_tty.host.echo import EchoFilter, can_filter
 from agent_tty.host.eventlog import EventLog
 from agent_tty.host.signals import HostSignals
 from agent_tty.host.terminal import RUN_MARKER, LiveScreen, Wait, compile_wait, visible_hash
@@ -24,6 +25,7 @@ from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.protocol.status import Status, policy
 from agent_tty.storage.files import FolderGone, write_marker
 from agent_tty.storage.home import SessionPaths
+from agent_tty.terminal.output import OutputSearch, ProgramOutput, plain_text, visible
 
 SHUTDOWN_KILL_GRACE_S = 2.0
 """SIGHUP first; the group gets SIGKILL this long after (a program that ignores SIGHUP)."""
@@ -37,6 +39,10 @@ WAIT_CHECK_S = 0.02
 """How often waits are judged while output flows (judging reads the whole screen)."""
 IDLE_BUILD_S = 0.05
 """With no event for this long, the host builds its screen model (see LiveScreen)."""
+HOLD_S = 0.05
+"""An escape sequence cut by a read, mid-echo, waits this long at most for its end (ADR 0007)."""
+RUN_OUTPUT_MAX = 65536
+"""Bytes of a command's output that `run` returns (the last ones; `outputTruncated` says so)."""
 
 ShutdownReason = str  # "destroy" | "sigterm" | "create-failed" | "idle"
 
@@ -78,6 +84,14 @@ class Host:
         self.live = LiveScreen(writer.current.cols, writer.current.rows, self._write_program)
         self.to_program = bytearray()
         self.marker_tail = b""
+        self.echo: EchoFilter | None = None
+        """Hides the echo of the last `run`'s completion postamble (ADR 0007)."""
+        self.gate_echo: EchoFilter | None = None
+        """The filter whose echo end opens the output gate (the latest input was that run)."""
+        self.gate_budget = 0
+        self.held = b""
+        self.hold_timer: int | None = None
+        self.output = ProgramOutput()
         self.waits: list[Wait] = []
         self.wait_timer: int | None = None
 
@@ -169,9 +183,34 @@ class Host:
         if data:
             self._record_output(data)
 
-    def _record_output(self, data: bytes) -> None:
-        self.events.output(data)
-        self.live.feed(data)
+    def _record_output(self, data: bytes, final: bool = False) -> None:
+        if self.held:
+            data, self.held = self.held + data, b""
+            self._cancel_hold()
+        hide: list[int] | None = None
+        echo_end: int | None = None
+        newline_from = 0
+        echo = self.echo
+        if echo is not None:
+            decided, hide = echo.scan(data, self.live.screen(), final)
+            if decided < len(data):
+                self._hold(data[decided:])
+                data = data[:decided]
+            if echo.finished:
+                self.echo = None
+                if echo is self.gate_echo:
+                    self.gate_echo = None
+                    if echo.echo_end is not None:
+                        echo_end = echo.echo_end
+                    elif echo.failed_at is not None:
+                        newline_from = echo.failed_at
+        if echo_end is None and not self.output.open and self.gate_echo is None:
+            echo_end = self._echo_end(data, newline_from)
+        if not data:
+            return
+        self.events.output(data, hide or None, echo_end)
+        self.live.feed(visible(data, hide) if hide else data)
+        self.output.output(data, hide, echo_end)
         self.last_activity = self.last_output = time.monotonic()
         window = self.marker_tail + data
         for match in RUN_MARKER.finditer(window):
@@ -186,10 +225,45 @@ class Host:
             try:
                 data = self.program.read(READ_CHUNK)
             except OSError:
-                return
+                break
             if not data:
-                return
+                break
             self._record_output(data)
+        self._flush_held()
+
+    def _hold(self, rest: bytes) -> None:
+        """The echo filter needs the next read to judge `rest` (an escape sequence cut in two)."""
+        self.held = rest
+        self.hold_timer = self.after(HOLD_S, self._hold_expired)
+
+    def _hold_expired(self) -> None:
+        self.hold_timer = None
+        self._flush_held()
+
+    def _cancel_hold(self) -> None:
+        if self.hold_timer is not None:
+            self.cancelled.add(self.hold_timer)
+            self.hold_timer = None
+
+    def _flush_held(self) -> None:
+        """Before an input or a mark, at the end, or when the rest of a held sequence never came."""
+        if self.held:
+            self._record_output(b"", final=True)
+
+    def _echo_end(self, data: bytes, start: int) -> int | None:
+        """Where the echo of the last input ends: after the first newline the program prints
+        (from `start`); at the end of `data` when none came within the input's budget."""
+        newline = data.find(b"\n", start)
+        if newline >= 0:
+            return newline + 1
+        self.gate_budget -= len(data)
+        return len(data) if self.gate_budget < 0 else None
+
+    def _arm_echo(self, command: str, postamble: str) -> None:
+        """Hide the echo of `postamble` that `run` typed after the last line of `command`."""
+        line = (command + postamble).rsplit("\n", 1)[-1]
+        if len(line) > len(postamble) and can_filter(line):
+            self.echo = self.gate_echo = EchoFilter(line, len(line) - len(postamble))
 
     # ------------------------------------------------------------------ input
 
@@ -218,10 +292,14 @@ class Host:
 
     def _input(self, data: bytes, kind: str) -> int:
         self._require_commandable()
+        self._flush_held()  # output that came before this input is logged before it
         seq = self.events.append("input", data=data.decode("utf-8", "surrogateescape"), kind=kind)
         self.last_activity = time.monotonic()
         self._write_program(data)
         self.live.remember(seq)
+        self.output.input(seq)
+        self.gate_echo = None
+        self.gate_budget = 4 * len(data) + 4096
         return seq
 
     # ------------------------------------------------------------------ waits
@@ -233,7 +311,11 @@ class Host:
         now = time.monotonic()
         text: str | None = None
         for wait in list(self.waits):
-            if wait.kind in ("text", "regex"):
+            if wait.search is not None:
+                if wait.search.matched(self.output):
+                    self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
+                    continue
+            elif wait.kind in ("text", "regex"):
                 text = self.live.search_text() if text is None else text
                 if wait.matches(text) > wait.baseline_count:
                     self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
@@ -266,7 +348,19 @@ class Host:
     def _run_completed(self, token: str, status: int) -> None:
         for wait in list(self.waits):
             if wait.kind == "run" and wait.token == token:
-                self._finish_wait(wait, {"completed": True, "timedOut": False, "exitStatus": status, "markerSeq": self.events.seq})
+                result = {"completed": True, "timedOut": False, "exitStatus": status, "markerSeq": self.events.seq}
+                self._finish_wait(wait, {**result, **self._run_output(wait, token)})
+
+    def _run_output(self, wait: Wait, token: str) -> dict[str, Any]:
+        """What the command printed: from the end of its line's echo to the marker."""
+        start = self.output.starts.get(wait.seq) if wait.seq is not None else None
+        if start is None:
+            return {}
+        marker = self.output.find(b"\x1b]7770;" + token.encode(), start)
+        if marker is None:
+            return {}  # the echo's end was never seen: no output we could vouch for
+        begin = max(start, marker - RUN_OUTPUT_MAX, self.output.base)
+        return {"output": plain_text(self.output.since(begin, marker)), "outputTruncated": begin > start}
 
     def _add_wait(self, wait: Wait) -> None:
         self.waits.append(wait)
@@ -502,6 +596,7 @@ class Host:
             cols, rows = request.get("cols"), request.get("rows")
             if not (isinstance(cols, int) and isinstance(rows, int) and 0 < cols <= 10000 and 0 < rows <= 10000):
                 raise AgentTtyError(ErrorCode.INVALID_INPUT, f"invalid size {cols}x{rows}")
+            self._flush_held()
             self.program.resize(cols, rows)
             seq = self.events.append("resize", cols=cols, rows=rows)
             self.live.resize(cols, rows)
@@ -513,9 +608,21 @@ class Host:
             if not isinstance(number, int) or number <= 0:
                 raise AgentTtyError(ErrorCode.INVALID_INPUT, f"invalid signal {number!r}")
             name = signals.Signals(number).name if number in signals.Signals._value2member_map_ else str(number)
+            # A keyboard signal (INT, QUIT, TSTP) goes where a terminal sends it: to the
+            # terminal's foreground group (a shell's running command), delivered by the PTY itself.
+            foreground = getattr(self.program, "signal_foreground", None)
+            group = foreground(number) if foreground is not None else None
+            # The screen at a signal is a baseline, as at an input: `wait --after-seq` the
+            # signal's seq waits for what the signal brought (a new prompt after INT).
+            self._flush_held()
+            if group is not None:
+                seq = self.events.append("signal", signal=name, group=group)
+                self.live.remember(seq)
+                return {"signal": name, "delivered": True, "seq": seq, "group": group, "foreground": True}
             seq = self.events.append("signal", signal=name)
+            self.live.remember(seq)
             verdict = self.platform.kill_group(self.group, number)
-            return {"signal": name, "delivered": verdict.value == "owned", "seq": seq}
+            return {"signal": name, "delivered": verdict.value == "owned", "seq": seq, "group": self.program.pid, "foreground": False}
         if op == "destroy":
             self.waiters.append(conn)
             self.initiate_shutdown("destroy")
@@ -547,6 +654,7 @@ class Host:
             joiner = " " if command.endswith("&") else "; "
             marker = f"printf '\\033]7770;%s;%s\\007' {token} $?"
             seq = self._input((command + joiner + marker + "\r").encode("utf-8", "surrogateescape"), "run")
+            self._arm_echo(command, joiner + marker)
             if not request.get("wait", True):
                 return {"seq": seq, "completed": False, "timedOut": False}
             timeout_ms = request.get("timeoutMs")
@@ -558,7 +666,10 @@ class Host:
             timeout_ms = request.get("timeoutMs")
             deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
             wait = Wait(conn, kind, deadline, pattern=pattern, quiet_s=quiet_s)
-            if pattern is not None:
+            if pattern is not None and request.get("output"):
+                start = self.output.start_for(request.get("afterSeq"))
+                wait.search = OutputSearch(pattern, start, request.get("text"))
+            elif pattern is not None:
                 wait.baseline_count = wait.matches(self.live.baseline(request.get("afterSeq")))
             if kind == "exit" and self.exit is not None:
                 return {"matched": True, "timedOut": False, "seq": self.events.seq}
@@ -575,7 +686,9 @@ class Host:
             )
         if op == "mark":
             label = str(request.get("label", ""))
+            self._flush_held()
             seq = self.events.append("marker", label=label)
             self.live.remember(seq)
+            self.output.mark(seq)
             return {"seq": seq, "label": label}
         raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, f"unknown RPC op {op!r}")

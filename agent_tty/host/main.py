@@ -44,12 +44,28 @@ def wait_for_manifest(paths: SessionPaths, create_pid: int, signals: HostSignals
         delay = min(delay * 2, 0.01)
 
 
+RUN_HISTORY_PATTERN = "*7770;%s;%s*"
+"""A line that `run` typed (its completion postamble), as a shell pattern (ADR 0007)."""
+
+
 def program_env(manifest: Manifest) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV}
     env.update(manifest.env)
     env["TERM"] = manifest.term
     env["AGENT_TTY_SESSION_ID"] = manifest.session_id
+    env.update(history_env(env))
     return env
+
+
+def history_env(env: dict[str, str]) -> dict[str, str]:
+    """Keep `run`'s lines out of the shell's history: bash's HISTIGNORE (read at start-up, so
+    also with --norc; an rc file that sets it again wins) and zsh's HISTORY_IGNORE (the
+    history file only), added to what the environment already asks for."""
+    bash, zsh = env.get("HISTIGNORE"), env.get("HISTORY_IGNORE")
+    return {
+        "HISTIGNORE": f"{bash}:{RUN_HISTORY_PATTERN}" if bash else RUN_HISTORY_PATTERN,
+        "HISTORY_IGNORE": f"({zsh}|{RUN_HISTORY_PATTERN})" if zsh else RUN_HISTORY_PATTERN,
+    }
 
 
 def main(argv: list[str]) -> int:

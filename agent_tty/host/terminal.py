@@ -8,6 +8,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from agent_tty.terminal.output import OutputSearch
 from agent_tty.terminal.screen import Reply, Screen, open_screen, screen_hash, search_text
 
 PENDING_LIMIT = 4 << 20
@@ -99,6 +100,8 @@ class Wait:
     started: float = field(default_factory=time.monotonic)
     last_hash: str | None = None
     last_change: float = field(default_factory=time.monotonic)
+    search: OutputSearch | None = None
+    """`wait --output`: the pattern over the program's output, not over the screen."""
 
     def matches(self, text: str) -> int:
         assert self.pattern is not None

@@ -6,7 +6,7 @@ import codecs
 import json
 from pathlib import Path
 
-from agent_tty.terminal.replay import output_bytes, read_log
+from agent_tty.terminal.replay import read_log, shown_bytes
 
 
 def export_asciicast(events_path: Path, term: str = "xterm-256color", title: str | None = None) -> tuple[bytes, int, float]:
@@ -29,7 +29,7 @@ def export_asciicast(events_path: Path, term: str = "xterm-256color", title: str
     for event in events:
         elapsed = max(0.0, round(event.time - header.started_at, 6))
         if event.type == "output":
-            text = decoder.decode(output_bytes(event))
+            text = decoder.decode(shown_bytes(event))
             if text:
                 lines.append(json.dumps([elapsed, "o", text], ensure_ascii=False))
                 count += 1

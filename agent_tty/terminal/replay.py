@@ -3,15 +3,29 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.storage.records import Event, EventLogHeader
 from agent_tty.storage.schema import RecordError
+from agent_tty.terminal.output import visible
 from agent_tty.terminal.screen import Screen, open_screen
 
 
-def read_log(path: Path) -> tuple[EventLogHeader, list[Event]]:
+@dataclass(frozen=True)
+class LoggedEvent(Event):
+    """An event as the host writes it now: output may say what readers do not show (ADR 0007).
+    Older agent-tty versions ignore these fields and show the raw bytes."""
+
+    hide: tuple[int, ...] | None = None
+    """Output: start, end pairs of byte offsets in `data` that no reader shows (the echo of
+    `run`'s completion postamble)."""
+    echo_end: int | None = None
+    """Output: the byte offset in `data` where the echo of the last input ended."""
+
+
+def read_log(path: Path) -> tuple[EventLogHeader, list[LoggedEvent]]:
     """The header and the events. A last line cut short (a host killed mid-write) is dropped;
     any other bad line is REPLAY_FAILED naming the line."""
     from agent_tty.storage.files import read_bytes
@@ -31,14 +45,20 @@ def read_log(path: Path) -> tuple[EventLogHeader, list[Event]]:
         raise AgentTtyError(ErrorCode.REPLAY_FAILED, f"{path} holds no header", path=str(path))
     try:
         header = EventLogHeader.from_json(lines[0], f"{path}:1")
-        events = [Event.from_json(line, f"{path}:{number}") for number, line in enumerate(lines[1:], start=2)]
+        events = [LoggedEvent.from_json(line, f"{path}:{number}") for number, line in enumerate(lines[1:], start=2)]
     except RecordError as err:
         raise AgentTtyError(ErrorCode.REPLAY_FAILED, str(err), path=str(path)) from None
     return header, events
 
 
 def output_bytes(event: Event) -> bytes:
+    """The raw bytes the program wrote (the event log is the truth)."""
     return (event.data or "").encode("utf-8", "surrogateescape")
+
+
+def shown_bytes(event: Event) -> bytes:
+    """What every reader shows of an output event: the raw bytes less the host's `hide`."""
+    return visible(output_bytes(event), getattr(event, "hide", None))
 
 
 def replay(
@@ -60,7 +80,7 @@ def replay_events(
     last = 0
     for event in events:
         if event.type == "output":
-            screen.feed(output_bytes(event))
+            screen.feed(shown_bytes(event))
         elif event.type == "resize" and event.cols and event.rows:
             screen.resize(event.cols, event.rows)
         if on_event is not None:

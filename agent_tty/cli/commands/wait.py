@@ -1,4 +1,4 @@
-"""agent-tty wait ID (--text S | --regex R | --screen-stable-ms MS | --idle-ms MS | --exit)."""
+"""agent-tty wait ID (--text S | --regex R | --screen-stable-ms MS | --idle-ms MS | --exit) [--output]."""
 
 from __future__ import annotations
 
@@ -26,6 +26,9 @@ def command(
         None, "--after-seq", help="Count only what appeared after event seq N, or after the session's last input (`last`)."
     ),
     timeout: Optional[str] = typer.Option(None, "--timeout", help="A duration (a bare number is seconds); 0 waits forever (default 30s)."),
+    output: bool = typer.Option(
+        False, "--output", help="--text/--regex: only in what the program printed after the input's line (its echo left out)."
+    ),
 ) -> int:
     import re
 
@@ -37,6 +40,8 @@ def command(
         chosen.append("--exit")
     if len(chosen) != 1:
         raise invalid("give exactly one of --text, --regex, --screen-stable-ms, --idle-ms, --exit")
+    if output and text is None and regex is None:
+        raise invalid("--output goes with --text or --regex")
     if regex is not None:
         try:
             re.compile(regex)
@@ -65,6 +70,8 @@ def command(
         "afterSeq": baseline,
         "timeoutMs": timeout_ms,
     }
+    if output:
+        request["output"] = True
     live, paths = call_live_or_none(session_id, request, timeout=rpc_timeout(timeout_ms))
     result = live if live is not None else _wait_offline(paths, request)
     result = {"sessionId": session_id, **result}
@@ -97,6 +104,11 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
         return {"matched": True, "timedOut": False, "seq": last, **ended}
     assert pattern is not None
     after = request.get("afterSeq")
+    if request.get("output"):
+        from agent_tty.terminal.output import output_after, plain_text
+
+        matched = pattern.search(plain_text(output_after(events, after))) is not None
+        return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended}
     if after == "last":
         after = max((e.seq for e in events if e.type in ("input", "marker")), default=None)
     baseline = {"count": 0}
