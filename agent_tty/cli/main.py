@@ -45,13 +45,16 @@ COMMANDS: dict[str, CommandInfo] = {
     ),
     "resize": CommandInfo("agent_tty.cli.commands.resize", "Resize a session's terminal.", "agent-tty resize ID --cols 120 --rows 40"),
     "signal": CommandInfo(
-        "agent_tty.cli.commands.signal", "Send a signal to a session's program group.", "agent-tty signal ID INT", "agent-tty signal ID TERM"
+        "agent_tty.cli.commands.signal",
+        "Send a signal (INT/QUIT/TSTP: to the terminal's foreground job).",
+        "agent-tty signal ID INT     # like ^C: the command the shell runs",
+        "agent-tty signal ID TERM    # the program's process group",
     ),
     "run": CommandInfo(
         "agent_tty.cli.commands.run",
         "Type a shell command and wait until it completed.",
         "agent-tty run ID 'make test'",
-        "agent-tty run ID 'npm start' --no-wait",
+        "agent-tty run ID 'npm start' --no-wait    # then: wait ID --text ready --output --after-seq SEQ",
         "agent-tty run ID --file steps.sh --timeout 5m",
     ),
     "type": CommandInfo(
@@ -72,6 +75,7 @@ COMMANDS: dict[str, CommandInfo] = {
         "agent_tty.cli.commands.wait",
         "Wait for text, a regex, a still screen, silence or the exit.",
         "agent-tty wait ID --text 'passed' --timeout 60s",
+        "agent-tty wait ID --text READY --output --after-seq 12    # only what the program printed",
         "agent-tty wait ID --regex '\\$ $' --after-seq last",
         "agent-tty wait ID --screen-stable-ms 500",
         "agent-tty wait ID --exit --timeout 10s",

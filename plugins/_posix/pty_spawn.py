@@ -12,6 +12,22 @@ from collections.abc import Callable
 
 from agent_tty.platform.types import ProgramExit, SpawnRequest
 
+# The signals a terminal sends its foreground process group from the keyboard (^C, ^\, ^Z).
+TERMINAL_SIGNALS = frozenset({signal.SIGINT, signal.SIGQUIT, signal.SIGTSTP})
+
+
+def _tiocsig() -> int | None:
+    """Linux's TIOCSIG, _IOW('T', 0x36, int): the PTY master asks the kernel to signal the
+    slave's foreground process group. Python's termios does not export it."""
+    import platform
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return None
+    write_bit = 0x80000000 if platform.machine().startswith(("ppc", "mips", "sparc", "alpha")) else 0x40000000
+    return write_bit | (4 << 16) | (ord("T") << 8) | 0x36
+
+
 def _restore_signals() -> None:
     """Default dispositions and an empty mask for the program.
 
@@ -56,6 +72,27 @@ class PosixPty:
 
     def resize(self, cols: int, rows: int) -> None:
         fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", rows, cols, 0, 0))
+
+    def signal_foreground(self, number: int) -> int | None:
+        """A keyboard signal, delivered as the terminal delivers it: by the kernel, to the
+        terminal's foreground process group. Returns that group's id, or None when this is not
+        such a signal or it cannot be delivered so (the caller then uses the proof path).
+
+        No kill() here: TIOCSIG reaches only the foreground group of this PTY, which tcsetpgrp
+        lets only groups of the terminal's session become. That session must still be the
+        program's: the program, not yet reaped (so its pid is not reused), leads it.
+        """
+        request = _tiocsig()
+        if number not in TERMINAL_SIGNALS or request is None or self._exit is not None:
+            return None
+        try:
+            foreground = os.tcgetpgrp(self.fd)
+            if os.getsid(foreground) != self.pid:
+                return None
+            fcntl.ioctl(self.fd, request, number)
+        except OSError:
+            return None
+        return foreground
 
     def poll_exit(self) -> ProgramExit | None:
         if self._exit is None:

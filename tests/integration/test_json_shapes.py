@@ -35,7 +35,12 @@ SCHEMA: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
         {},
     ),
     "record": ({"sessionId": S, "format": S, "path": S, "sha256": S, "bytes": I, "events": I, "duration": NUM}, {}),
-    "signal": ({"sessionId": S, "signal": S, "delivered": B, "seq": I}, {"*": object}),
+    "signal": ({"sessionId": S, "signal": S, "delivered": B, "seq": I, "group": I, "foreground": B}, {}),
+    "run": (
+        {"sessionId": S, "seq": I, "completed": B, "timedOut": B, "ended": B, "exitStatus": (I, N), "markerSeq": (I, N),
+         "output": (S, N), "outputTruncated": B, "exitCode": (I, N), "exitSignal": (I, N)},
+        {},
+    ),
     "gc": ({"removedSessions": L, "skippedSessions": L, "dryRun": B}, {"sweepErrors": L}),
     "version": ({"version": S, "python": S}, {}),
     "help": ({"usage": S, "commands": L}, {}),
@@ -83,11 +88,25 @@ def test_every_command_matches_the_schema(cli: Cli) -> None:
             ["signal", sid, "WINCH"], ["gc", "--dry-run"], ["version"], ["--help"], ["doctor"], ["inspect", "shape"],
         ):
             ok(*args)
+        # run: one shape for each outcome, and an exit code that tells them apart.
+        completed = cli.run("run", sid, "echo RAN", "--timeout", "10s")
+        check(completed.doc)
+        assert completed.code == 0 and completed.result["completed"] and completed.result["output"] == "RAN\n"
+        no_wait = cli.run("run", sid, "sleep 1", "--no-wait")
+        check(no_wait.doc)
+        assert no_wait.code == 0 and not no_wait.result["completed"] and no_wait.result["exitStatus"] is None
+        late = cli.run("run", sid, "sleep 5", "--timeout", "100ms")
+        check(late.doc)
+        assert late.code == 11 and late.result["timedOut"] and not late.result["completed"]
+        cli.run("signal", sid, "INT")
         timed_out = cli.run("wait", sid, "--text", "NEVER-PRINTED", "--timeout", "200ms")
         check(timed_out.doc)
         assert timed_out.code == 11
         for args in (["inspect", "nosuch"], ["wait", sid], ["resize", sid, "--cols", "x"], ["snapshto"], []):
             check(cli.run(*args).doc)
+        ended = cli.run("run", sid, "exit 3", "--timeout", "10s")
+        check(ended.doc)
+        assert ended.code == 4 and ended.result["ended"] and ended.result["exitCode"] == 3 and not ended.result["completed"]
     finally:
         ok("destroy", sid)
     for args in (["destroy", sid], ["snapshot", sid], ["type", sid, "x"], ["wait", sid, "--exit"]):

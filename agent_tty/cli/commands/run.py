@@ -9,6 +9,20 @@ import typer
 from agent_tty.cli.output import emit
 
 DEFAULT_TIMEOUT_MS = 30_000
+RESULT: dict[str, object] = {
+    "seq": None,
+    "completed": False,
+    "timedOut": False,
+    "ended": False,
+    "exitStatus": None,
+    "markerSeq": None,
+    "output": None,
+    "outputTruncated": False,
+    "exitCode": None,
+    "exitSignal": None,
+}
+"""One shape for every outcome (completed, timed out, the program ended, --no-wait): the same
+keys, null where unknown."""
 
 
 def command(
@@ -30,11 +44,18 @@ def command(
         raise invalid("the command is empty")
     timeout_ms = parse_timeout_ms(timeout, DEFAULT_TIMEOUT_MS)
     request = {"op": "run", "command": shell_command, "wait": not no_wait, "timeoutMs": timeout_ms}
-    result = call_live(session_id, request, timeout=rpc_timeout(timeout_ms))
-    result = {"sessionId": session_id, **result}
-    if result.get("timedOut"):
+    answer = call_live(session_id, request, timeout=rpc_timeout(timeout_ms))
+    result = {"sessionId": session_id, **RESULT, **{key: answer[key] for key in RESULT if key in answer}}
+    if result["seq"] is None:  # a run that did not complete answers with the input's seq
+        result["seq"] = answer.get("seq")
+    if result["timedOut"]:
         emit(result, f"timed out waiting for the command to complete (seq {result['seq']})")
         return 11
-    human = f"seq {result['seq']}" + (f", exit status {result['exitStatus']}" if "exitStatus" in result else "")
+    if result["ended"]:
+        emit(result, f"the program ended before the command completed (exit code {result['exitCode']}, signal {result['exitSignal']})")
+        return 4  # SESSION_NOT_RUNNING's code: the session is no longer running
+    human = f"seq {result['seq']}" + (f", exit status {result['exitStatus']}" if result["completed"] else "")
+    if result["output"]:
+        human += "\n" + result["output"].rstrip("\n")
     emit(result, human)
     return 0

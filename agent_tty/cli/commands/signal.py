@@ -16,5 +16,6 @@ def command(
 
     number = parse_signal(signal_name)
     result = call_live(session_id, {"op": "signal", "signal": number})
-    emit({"sessionId": session_id, **result}, f"{result['signal']} sent to {session_id}")
+    where = "the foreground group" if result.get("foreground") else "the program's group"
+    emit({"sessionId": session_id, **result}, f"{result['signal']} sent to {where} {result.get('group')} of {session_id}")
     return 0
