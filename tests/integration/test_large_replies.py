@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import os
+import shutil
 import socket
+import tempfile
 import threading
 from pathlib import Path
 
@@ -30,8 +32,10 @@ def test_a_structured_snapshot_and_screenshot_of_200x50_arrive_whole(cli: Cli) -
         cli.run("destroy", sid)
 
 
-def test_a_reply_cut_before_its_end_is_a_protocol_error(tmp_path: Path) -> None:
-    path = str(tmp_path / "host.sock")
+def test_a_reply_cut_before_its_end_is_a_protocol_error() -> None:
+    # A short folder of our own: a pytest tmp_path under a long TMPDIR overflows sun_path.
+    folder = tempfile.mkdtemp(prefix="at-", dir="/tmp")
+    path = os.path.join(folder, "h.sock")
     server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     server.bind(path)
     os.chmod(path, 0o600)
@@ -52,3 +56,4 @@ def test_a_reply_cut_before_its_end_is_a_protocol_error(tmp_path: Path) -> None:
     finally:
         thread.join(5)
         server.close()
+        shutil.rmtree(folder, ignore_errors=True)
