@@ -193,7 +193,7 @@ GUARDS: dict[str, Callable[[], bool]] = {
     and before(LOOP, "Host._finish_destroyed", "self._write(status=Status.DESTROYED", "self.done = True"),
     "ShutdownChecksCommandable": lambda: has(
         LOOP, "Host.initiate_shutdown",
-        "if reason != 'idle' and policy(self.writer.current.status).commandable:\n    self._write(status=Status.DESTROYING)",
+        "if reason != 'idle' and policy(self.writer.current.status).commandable:\n    self._write(status=Status.DESTROYING, **({'failure': failure} if failure else {}))",
     ),
     "DestroyRecordsDestroyed": lambda: lacks(DESTROY, "_force", "reconcile(")
     and has(DESTROY, "_force", "return DestroyOutcome(engine.record_destroyed(paths, again), already=False)")

@@ -25,6 +25,7 @@ from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.protocol.status import Status, policy
 from agent_tty.storage.files import FolderGone, write_marker
 from agent_tty.storage.home import SessionPaths
+from agent_tty.storage.records import Failure
 from agent_tty.terminal.output import OutputSearch, ProgramOutput, plain_text, visible
 
 SHUTDOWN_KILL_GRACE_S = 2.0
@@ -471,12 +472,13 @@ class Host:
 
     # ------------------------------------------------------------------ shutdown
 
-    def initiate_shutdown(self, reason: ShutdownReason) -> None:
+    def initiate_shutdown(self, reason: ShutdownReason, failure: Failure | None = None) -> None:
+        """`failure` says why the host ends the session on its own (it could not serve it)."""
         if self.shutdown in ("destroy", "sigterm", "create-failed"):
             return
         previous, self.shutdown = self.shutdown, reason
         if reason != "idle" and policy(self.writer.current.status).commandable:
-            self._write(status=Status.DESTROYING)
+            self._write(status=Status.DESTROYING, **({"failure": failure} if failure else {}))
             if self.done:
                 return
         if self.exit is not None:

@@ -88,19 +88,34 @@ def main(argv: list[str]) -> int:
     except BaseException:
         if os.getpid() != host_pid:
             os._exit(127)  # a forked child unwinding before exec: it must not act as the host
+        log_crash(paths)  # whatever ends the host leaves its reason in host.log
         raise
+
+
+def _open_log(paths: SessionPaths):  # type: ignore[no-untyped-def]
+    try:
+        fd = os.open(paths.folder / "host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    except OSError:
+        return None
+    return os.fdopen(fd, "a")
 
 
 def log_crash(paths: SessionPaths) -> None:
     """The host has no terminal: its traceback goes to host.log in the session folder."""
     import traceback
 
-    try:
-        fd = os.open(paths.folder / "host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    except OSError:
-        return
-    with os.fdopen(fd, "a") as log:
-        traceback.print_exc(file=log)
+    log = _open_log(paths)
+    if log is not None:
+        with log:
+            traceback.print_exc(file=log)
+
+
+def log_reason(paths: SessionPaths, message: str) -> None:
+    """One line in host.log: why the host stopped the session on its own."""
+    log = _open_log(paths)
+    if log is not None:
+        with log:
+            log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {message}\n")
 
 
 def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: Path) -> int:
@@ -175,14 +190,21 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     # HostChecksCreateFailed, second check: after our start-up write and before we listen.
     if exists(paths.create_failed_marker):
         host.initiate_shutdown("create-failed")
-    host.listen(trusted_socket_path(manifest.socket_path, manifest.session_id))
+    try:
+        host.listen(trusted_socket_path(manifest.socket_path, manifest.session_id))
+    except (OSError, AgentTtyError) as err:
+        # The program runs and nobody could reach it: say why, then stop it as a create
+        # that gives up would (the group is killed through its proof, the record ends destroyed).
+        detail = getattr(err, "message", None) or getattr(err, "strerror", None) or str(err)
+        message = f"the host could not serve its socket {manifest.socket_path}: {detail}"
+        log_reason(paths, message)
+        host.initiate_shutdown("create-failed", Failure(reason="host-start-failed", message=message))
     try:
         return host.run()
     except FolderGone:
         return 1
     except Exception:
-        log_crash(paths)
-        host.abandon()
+        host.abandon()  # main() logs the reason
         raise
 
 

@@ -178,6 +178,12 @@ def _wait_ready(engine: Engine, paths: SessionPaths, socket_path: str, host: Hos
             manifest = engine.read_manifest(paths)
             if manifest.failure is not None and manifest.failure.reason == "spawn-failed":
                 raise AgentTtyError(ErrorCode.INVALID_INPUT, manifest.failure.message, reason="spawn-failed")
+            if manifest.failure is not None and manifest.failure.reason == "host-start-failed":
+                raise AgentTtyError(
+                    ErrorCode.HOST_UNREACHABLE,
+                    f"{manifest.failure.message} (the program was stopped; host.log in {paths.folder})",
+                    reason="host-start-failed",
+                )
             if is_terminal(manifest.status) and manifest.child_pid is not None:
                 return manifest  # the program ran and has already ended: still a created session
             raise AgentTtyError(ErrorCode.HOST_UNREACHABLE, "the session host ended before it served the session")

@@ -18,6 +18,10 @@ from typing import Any
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
+LISTEN_BACKLOG = 1024
+"""Callers a host's socket queues while it is busy (the kernel caps it at net.core.somaxconn);
+past it a connect gets EAGAIN and the client retries (protocol/rpc.py)."""
+
 
 class System:
     """What the core needs from an operating system. Subclasses answer for one family."""
@@ -135,7 +139,7 @@ class PosixSystem(System):
         try:
             server.bind(address)
             os.chmod(address, 0o600)
-            server.listen(16)
+            server.listen(LISTEN_BACKLOG)
             server.setblocking(False)
         except BaseException:
             server.close()

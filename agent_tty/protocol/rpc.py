@@ -50,9 +50,33 @@ def _check_peer(sock: socket.socket, socket_path: str, session_id: str | None) -
         )
 
 
+CONNECT_RETRY_S = (0.005, 0.2)
+"""A host's listen queue is full (many callers, a busy or stopped host): retry from the first
+delay, doubling up to the second, until the call's deadline."""
+
+
 def _connect(socket_path: str, timeout: float | None, session_id: str | None) -> socket.socket:
+    deadline = None if timeout is None else time.monotonic() + timeout
+    delay = CONNECT_RETRY_S[0]
+    while True:
+        left = None if deadline is None else deadline - time.monotonic()
+        try:
+            return _connect_once(socket_path, left, session_id)
+        except BlockingIOError:
+            # EAGAIN: the listen queue is full; the host has not failed, it is behind.
+            if left is not None and left <= delay:
+                raise AgentTtyError(
+                    ErrorCode.HOST_TIMEOUT,
+                    f"the host at {socket_path} is busy: its queue of callers stayed full for {timeout:g} s",
+                    sessionId=session_id,
+                ) from None
+            time.sleep(delay)
+            delay = min(delay * 2, CONNECT_RETRY_S[1])
+
+
+def _connect_once(socket_path: str, timeout: float | None, session_id: str | None) -> socket.socket:
     try:
-        return current().connect(socket_path, timeout)
+        return current().connect(socket_path, None if timeout is None else max(0.001, timeout))
     except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as err:
         raise AgentTtyError(
             ErrorCode.HOST_UNREACHABLE,

@@ -183,13 +183,16 @@ def _socket_dir_candidates(home: Path) -> list[tuple[Path, bool]]:
             candidates.append((Path(runtime) / "agent-tty", True))
         except (AgentTtyError, OSError):
             pass
-    run = home / "run"
-    if len(os.fsencode(str(run))) + SOCKET_NAME_ROOM <= SUN_PATH_MAX:
-        candidates.append((run, True))
+    candidates.append((home / "run", True))
     uid = current().user()
     candidates.append((Path(f"/tmp/agent-tty-{uid}"), True))
     candidates.extend((Path(f"/tmp/agent-tty-{uid}-{n}"), True) for n in range(1, TMP_FALLBACKS))
-    return candidates
+    # A socket's path must fit sun_path: a long $XDG_RUNTIME_DIR or Home is passed over.
+    return [(folder, make) for folder, make in candidates if socket_dir_fits(folder)]
+
+
+def socket_dir_fits(folder: Path) -> bool:
+    return len(os.fsencode(str(folder))) + SOCKET_NAME_ROOM <= SUN_PATH_MAX
 
 
 def _mkdir_private(folder: Path) -> None:

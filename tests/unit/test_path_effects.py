@@ -29,13 +29,14 @@ REVIEWED = {
     ("cli/main.py", "_completion", ".write_text"),
     # The user's own --file argument, named on the command line, not in a record.
     ("cli/commands/live.py", "read_input_file", "open"),
+    ("cli/commands/live.py", "file_chunks", "open"),
     # --out: the user's own output path, named on the command line.
     ("cli/commands/record.py", "command", ".write_bytes"),
     ("cli/commands/screenshot.py", "command", ".write_bytes"),
     # The host's own files in its own checked session folder, O_NOFOLLOW.
     ("host/eventlog.py", "open", "os.open"),
-    ("host/main.py", "log_crash", "os.open"),
-    ("host/main.py", "log_crash", "os.fdopen"),
+    ("host/main.py", "_open_log", "os.open"),
+    ("host/main.py", "_open_log", "os.fdopen"),
     ("host/main.py", "_start", ".open"),  # EventLog.open
     # The host binds the socket path that trusted_socket_path checked (a private folder of ours),
     # through the system layer's transport.
@@ -47,7 +48,7 @@ REVIEWED = {
     # A new session folder under the Home's checked sessions/ (create ran Home.ensure).
     ("lifecycle/create.py", "_allocate", "os.mkdir"),
     # Every caller passes engine.socket(manifest) (trusted_socket_path); the peer's uid is checked.
-    ("protocol/rpc.py", "_connect", ".connect"),
+    ("protocol/rpc.py", "_connect_once", ".connect"),
 }
 
 
