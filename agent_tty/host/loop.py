@@ -42,6 +42,9 @@ IDLE_BUILD_S = 0.05
 """With no event for this long, the host builds its screen model (see LiveScreen)."""
 HOLD_S = 0.05
 """An escape sequence cut by a read, mid-echo, waits this long at most for its end (ADR 0007)."""
+INPUT_BACKLOG = 1 << 20
+"""Input bytes held for a program that reads slowly: past this, a streamed input's answer
+waits until the program has read down to it (the CLI sends the next part only then)."""
 RUN_OUTPUT_MAX = 65536
 """Bytes of a command's output that `run` returns (the last ones; `outputTruncated` says so)."""
 
@@ -84,6 +87,9 @@ class Host:
         self.last_output = time.monotonic()
         self.live = LiveScreen(writer.current.cols, writer.current.rows, self._write_program)
         self.to_program = bytearray()
+        self.input_waiters: list[tuple[socket.socket, dict[str, Any]]] = []
+        """Streamed inputs whose answer waits for the program to read (INPUT_BACKLOG)."""
+        self.paste_bracketed = False
         self.marker_tail = b""
         self.echo: EchoFilter | None = None
         """Hides the echo of the last `run`'s completion postamble (ADR 0007)."""
@@ -141,6 +147,7 @@ class Host:
         return 0
 
     def _close(self) -> None:
+        self._answer_inputs()
         for wait in self.waits:
             self._finish_wait(wait, {"matched": False, "ended": True, **self._end_fields()})
         self.waits.clear()
@@ -285,11 +292,19 @@ class Host:
             if written <= 0:
                 break
             del self.to_program[:written]
+        if self.input_waiters and len(self.to_program) <= INPUT_BACKLOG:
+            self._answer_inputs()
         mask = selectors.EVENT_READ | (selectors.EVENT_WRITE if self.to_program else 0)
         try:
             self.selector.modify(self.program.fd, mask, self._on_program_io)
         except (KeyError, ValueError):
             pass
+
+    def _answer_inputs(self) -> None:
+        waiting, self.input_waiters = self.input_waiters, []
+        for conn, result in waiting:
+            self._reply(conn, result)
+            conn.close()
 
     def _input(self, data: bytes, kind: str) -> int:
         self._require_commandable()
@@ -632,11 +647,19 @@ class Host:
         if op == "input":
             data = str(request.get("data", "")).encode("utf-8", "surrogateescape")
             kind = request.get("kind") if request.get("kind") in ("type", "paste") else "type"
+            part = request.get("part")  # a streamed input: "first", "more", "last"; None: whole
             if kind == "paste":
                 self._require_commandable()
-                if self.live.screen().bracketed_paste():
-                    data = b"\x1b[200~" + data + b"\x1b[201~"
-            return {"seq": self._input(data, kind), "bytes": len(data)}
+                if part in (None, "first"):
+                    self.paste_bracketed = self.live.screen().bracketed_paste()
+                if self.paste_bracketed:
+                    opens, closes = part in (None, "first"), part in (None, "last")
+                    data = (b"\x1b[200~" if opens else b"") + data + (b"\x1b[201~" if closes else b"")
+            result = {"seq": self._input(data, kind), "bytes": len(data)}
+            if part is not None and len(self.to_program) > INPUT_BACKLOG:
+                self.input_waiters.append((conn, result))
+                return None
+            return result
         if op == "keys":
             from agent_tty.terminal.keys import encode_key
 

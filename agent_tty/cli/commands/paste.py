@@ -14,13 +14,12 @@ def command(
     text: Optional[str] = typer.Argument(None, metavar="TEXT"),
     file: Optional[str] = typer.Option(None, "--file", help="Paste this file's contents instead of TEXT."),
 ) -> int:
-    from agent_tty.cli.commands.live import call_live, read_input_file
+    from agent_tty.cli.commands.live import file_chunks, send_input, text_chunks
     from agent_tty.protocol.errors import invalid
 
     if (text is None) == (file is None):
         raise invalid("give TEXT or --file, not both")
-    if file is not None:
-        text = read_input_file(file)
-    result = call_live(session_id, {"op": "input", "kind": "paste", "data": text})
+    chunks = file_chunks(file) if file is not None else text_chunks(text or "")
+    result = send_input(session_id, "paste", chunks)
     emit({"sessionId": session_id, **result}, f"seq {result['seq']}")
     return 0

@@ -11,8 +11,8 @@ def command(
     session_id: str = typer.Argument(..., metavar="ID"),
     text: str = typer.Argument(..., metavar="TEXT", help="Sent as it is: no key names, no newline added."),
 ) -> int:
-    from agent_tty.cli.commands.live import call_live
+    from agent_tty.cli.commands.live import send_input, text_chunks
 
-    result = call_live(session_id, {"op": "input", "kind": "type", "data": text})
+    result = send_input(session_id, "type", text_chunks(text))
     emit({"sessionId": session_id, **result}, f"seq {result['seq']}")
     return 0
