@@ -327,13 +327,19 @@ class Host:
         now = time.monotonic()
         text: str | None = None
         for wait in list(self.waits):
-            if wait.search is not None:
-                if wait.search.matched(self.output):
-                    self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
+            if wait.search is not None or wait.kind in ("text", "regex"):
+                try:
+                    if wait.search is not None:
+                        matched = wait.search.matched(self.output)
+                    else:
+                        text = self.live.search_text() if text is None else text
+                        matched = wait.matches(text) > wait.baseline_count
+                except AgentTtyError as err:  # the pattern ran past its budget (regex_budget)
+                    self.waits.remove(wait)
+                    self._reply_error(wait.conn, err)
+                    wait.conn.close()
                     continue
-            elif wait.kind in ("text", "regex"):
-                text = self.live.search_text() if text is None else text
-                if wait.matches(text) > wait.baseline_count:
+                if matched:
                     self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
                     continue
             elif wait.kind == "stable":
@@ -351,7 +357,10 @@ class Host:
             if wait.deadline is not None and now >= wait.deadline:
                 self._finish_wait(wait, {"matched": False, "timedOut": True, "seq": self.events.seq})
         if self.waits:
-            self.wait_timer = self.after(WAIT_CHECK_S, self._check_waits)
+            # Slow patterns (each within its budget) get checked less often: judging waits
+            # takes at most about half of the loop's time, the rest answers other commands.
+            spent = time.monotonic() - now
+            self.wait_timer = self.after(max(WAIT_CHECK_S, spent), self._check_waits)
 
     def _finish_wait(self, wait: Wait, result: dict[str, Any]) -> None:
         if wait in self.waits:
@@ -610,9 +619,13 @@ class Host:
             return current.to_obj()
         if op == "resize":
             self._require_commandable()
+            from agent_tty.protocol.values import size_problem
+
             cols, rows = request.get("cols"), request.get("rows")
-            if not (isinstance(cols, int) and isinstance(rows, int) and 0 < cols <= 10000 and 0 < rows <= 10000):
-                raise AgentTtyError(ErrorCode.INVALID_INPUT, f"invalid size {cols}x{rows}")
+            problem = size_problem(cols, rows)  # a CLI of another version may send any size
+            if problem is not None:
+                raise AgentTtyError(ErrorCode.INVALID_INPUT, problem, cols=cols, rows=rows)
+            assert isinstance(cols, int) and isinstance(rows, int)
             self._flush_held()
             self.program.resize(cols, rows)
             seq = self.events.append("resize", cols=cols, rows=rows)

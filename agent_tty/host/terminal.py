@@ -104,8 +104,11 @@ class Wait:
     """`wait --output`: the pattern over the program's output, not over the screen."""
 
     def matches(self, text: str) -> int:
+        """How often the pattern matches `text`; INVALID_INPUT past the budget (regex_budget)."""
+        from agent_tty.terminal.regex_budget import count
+
         assert self.pattern is not None
-        return sum(1 for _ in self.pattern.finditer(text))
+        return count(self.pattern, text)
 
 
 def compile_wait(request: dict[str, Any]) -> tuple[str, re.Pattern[str] | None, float]:

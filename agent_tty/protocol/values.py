@@ -53,7 +53,26 @@ def parse_signal(text: str) -> int:
     raise invalid(f"invalid signal {text!r}: use a name such as INT, TERM, HUP or a number", value=text)
 
 
+MAX_COLS = 1000
+MAX_ROWS = 1000
+MAX_CELLS = 250_000
+"""The largest terminal: at most 1000 columns, 1000 rows and 250,000 cells (1000x250, 500x500).
+Every reply that reads the whole grid (a structured snapshot, a screenshot) costs time and
+memory in proportion to the cells; this bounds both (docs/USAGE.md, Limits)."""
+
+
+def size_problem(cols: object, rows: object) -> str | None:
+    """Why `cols` x `rows` is not a size we draw, or None when it is."""
+    for label, value, most in (("cols", cols, MAX_COLS), ("rows", rows, MAX_ROWS)):
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= most:
+            return f"invalid {label} {value!r}: expected 1 to {most}"
+    assert isinstance(cols, int) and isinstance(rows, int)
+    if cols * rows > MAX_CELLS:
+        return f"invalid size {cols}x{rows}: at most {MAX_CELLS:,} cells (cols x rows), e.g. 1000x250 or 500x500"
+    return None
+
+
 def check_size(cols: int, rows: int) -> None:
-    for label, value in (("cols", cols), ("rows", rows)):
-        if not 1 <= value <= 10000:
-            raise invalid(f"invalid {label} {value}: expected 1 to 10000", **{label: value})
+    problem = size_problem(cols, rows)
+    if problem is not None:
+        raise invalid(problem, cols=cols, rows=rows)

@@ -137,28 +137,57 @@ class GhosttyScreen:
         return self._term.mode(2004)
 
     def cells(self) -> list[list[dict[str, Any]]]:
-        cols, rows = self._term.size
+        """pyghostty's `style(x, y)` costs ~60 us a cell (a new ref and struct each time): 15 s
+        for 500x500. One ref per row, moved along the row (a row lies in one page), one style
+        struct reused, and one conversion per distinct style make it about 1 us."""
+        lib, ffi = pyghostty.lib, pyghostty.ffi
+        cols, _rows = self._term.size
+        style = self._term_style_struct()
+        styles: dict[bytes, dict[str, Any]] = {}
         grid = []
         for y, line in enumerate(self.lines()):
             row = []
             chars = _columns(line, cols)
+            ref = self._term.ref(0, y)
             for x in range(cols):
-                style = self._term.style(x, y)
-                row.append(
-                    {
-                        "char": chars[x],
-                        "fg": _color(style["fg"]),
-                        "bg": _color(style["bg"]),
-                        "bold": style["bold"],
-                        "italic": style["italic"],
-                        "underline": bool(style["underline"]),
-                        "inverse": style["inverse"],
-                        "faint": style["faint"],
-                        "strikethrough": style["strikethrough"],
-                    }
-                )
+                ref.x = x
+                result = lib.ghostty_grid_ref_style(ref, style)
+                if result:
+                    raise pyghostty.GhosttyError(f"ghostty_grid_ref_style {x},{y} failed: {result}")
+                key = bytes(ffi.buffer(style))
+                attrs = styles.get(key)
+                if attrs is None:
+                    attrs = styles[key] = _attributes(style)
+                row.append({"char": chars[x], **attrs})
             grid.append(row)
         return grid
+
+    def _term_style_struct(self) -> Any:
+        return pyghostty.core.init_sized("GhosttyStyle")
+
+
+def _attributes(style: Any) -> dict[str, Any]:
+    """A cell's colours and attributes from a GhosttyStyle (as pyghostty's `style` reads it)."""
+    lib = pyghostty.lib
+
+    def color(value: Any) -> int | str | None:
+        if value.tag == lib.GHOSTTY_STYLE_COLOR_PALETTE:
+            return int(value.value.palette)
+        if value.tag == lib.GHOSTTY_STYLE_COLOR_RGB:
+            rgb = value.value.rgb
+            return f"#{rgb.r:02x}{rgb.g:02x}{rgb.b:02x}"
+        return None
+
+    return {
+        "fg": color(style.fg_color),
+        "bg": color(style.bg_color),
+        "bold": bool(style.bold),
+        "italic": bool(style.italic),
+        "underline": bool(style.underline),
+        "inverse": bool(style.inverse),
+        "faint": bool(style.faint),
+        "strikethrough": bool(style.strikethrough),
+    }
 
 
 def _columns(line: str, cols: int) -> list[str]:

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from collections import OrderedDict
 
+from agent_tty.terminal.regex_budget import search
+
 OUTPUT_KEPT = 4 << 20
 """Bytes of program output kept for `wait --output` and `run`'s output; older ones are dropped."""
 STARTS_KEPT = 1024
@@ -144,7 +146,7 @@ class OutputSearch:
             self.text += plain_text(data[:cut])
             self.upto = max(self.upto, output.base) + cut
         text = self.text + plain_text(data[cut:])
-        if self.pattern.search(text):
+        if search(self.pattern, text):  # INVALID_INPUT past the budget (regex_budget)
             return True
         self.text = self.text[-self.keep :] if self.keep > 0 else ""
         return False

@@ -136,9 +136,15 @@ def cells() -> Cells:
 def render_png(snapshot: dict[str, Any]) -> tuple[bytes, int, int]:
     from PIL import Image, ImageDraw
 
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+    from agent_tty.protocol.values import size_problem
+
+    cols, rows = snapshot["cols"], snapshot["rows"]
+    problem = size_problem(cols, rows)  # a host of an older version allowed up to 10000x10000
+    if problem is not None:
+        raise AgentTtyError(ErrorCode.EXPORT_FAILED, f"cannot draw a screen of {cols}x{rows}: {problem}", cols=cols, rows=rows)
     grid = cells()
     cell_w, cell_h, ascent = grid.width, grid.height, grid.ascent
-    cols, rows = snapshot["cols"], snapshot["rows"]
     width, height = cols * cell_w + 2 * PADDING, rows * cell_h + 2 * PADDING
     image = Image.new("RGB", (width, height), DEFAULT_BG)
     draw = ImageDraw.Draw(image)

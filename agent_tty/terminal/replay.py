@@ -76,14 +76,28 @@ def replay_events(
     backend: str | None = None,
     on_event: Callable[[Screen, Event], None] | None = None,
 ) -> tuple[Screen, int, list[Event]]:
+    _check_logged_size(header.cols, header.rows, "its header")
     screen = open_screen(header.cols, header.rows, None, backend)
     last = 0
     for event in events:
         if event.type == "output":
             screen.feed(shown_bytes(event))
         elif event.type == "resize" and event.cols and event.rows:
+            _check_logged_size(event.cols, event.rows, f"its resize event {event.seq}")
             screen.resize(event.cols, event.rows)
         if on_event is not None:
             on_event(screen, event)
         last = event.seq
     return screen, last, events
+
+
+def _check_logged_size(cols: int, rows: int, where: str) -> None:
+    """A log is data: a size no host draws (an old log, a hostile one) would make the replay
+    build that many cells. Refused before any screen is built."""
+    from agent_tty.protocol.values import size_problem
+
+    problem = size_problem(cols, rows)
+    if problem is not None:
+        raise AgentTtyError(
+            ErrorCode.REPLAY_FAILED, f"the event log cannot be replayed: {where} says {cols}x{rows} ({problem})", cols=cols, rows=rows
+        )

@@ -93,6 +93,7 @@ def command(
 def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """An ended session's screen can no longer change: judge its last screen once."""
     from agent_tty.host.terminal import compile_wait
+    from agent_tty.terminal.regex_budget import count, search
     from agent_tty.terminal.replay import read_log, replay_events
     from agent_tty.terminal.screen import search_text
 
@@ -107,7 +108,7 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
     if request.get("output"):
         from agent_tty.terminal.output import output_after, plain_text
 
-        matched = pattern.search(plain_text(output_after(events, after))) is not None
+        matched = search(pattern, plain_text(output_after(events, after)))
         return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended}
     if after == "last":
         after = max((e.seq for e in events if e.type in ("input", "marker")), default=None)
@@ -115,8 +116,8 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
 
     def at_baseline(screen, event) -> None:  # type: ignore[no-untyped-def]
         if event.seq == after:
-            baseline["count"] = len(pattern.findall(search_text(screen)))
+            baseline["count"] = count(pattern, search_text(screen))
 
     screen, _seq, _events = replay_events(header, events, on_event=at_baseline if after is not None else None)
-    count = len(pattern.findall(search_text(screen)))
-    return {"matched": count > baseline["count"], "ended": True, "timedOut": False, "seq": last, **ended}
+    found = count(pattern, search_text(screen))
+    return {"matched": found > baseline["count"], "ended": True, "timedOut": False, "seq": last, **ended}

@@ -1,0 +1,85 @@
+"""A time budget for one evaluation of a user's pattern (`wait --text/--regex`).
+
+Python's `re` backtracks: `(a+)+$` against 27 `a` and a `!` runs for minutes, and the host is
+single-threaded, so one such wait would stall every command of its session. sre checks for
+signals while it matches, so a one-shot SIGALRM timer whose handler raises stops a runaway
+match at the budget (ADR 0014). google-re2 has no such case, but its syntax is not Python's
+(no backreferences, no lookaround) and it has no wheel for every platform we support.
+"""
+
+from __future__ import annotations
+
+import re
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from types import FrameType
+
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+REGEX_BUDGET_S = 0.25
+"""The longest one evaluation of a pattern over the screen (or the output) may take."""
+
+
+class _Expired(Exception):
+    pass
+
+
+_armed = False
+_installed = False
+
+
+def _on_alarm(_signum: int, _frame: FrameType | None) -> None:
+    # Raise only inside a guarded evaluation: an alarm that lands just after one ended is a no-op.
+    if _armed:
+        raise _Expired
+
+
+def _can_guard() -> bool:
+    """Signal handlers run in the main thread only, and not every platform has SIGALRM."""
+    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+
+
+@contextmanager
+def _budget(pattern: re.Pattern[str], seconds: float) -> Iterator[None]:
+    global _armed, _installed
+    if not _can_guard():
+        yield
+        return
+    if not _installed:
+        # Installed once and kept: restoring the old handler could let a late alarm kill us.
+        signal.signal(signal.SIGALRM, _on_alarm)
+        _installed = True
+    _armed = True
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    except _Expired:
+        raise too_slow(pattern, seconds) from None
+    finally:
+        _armed = False
+        signal.setitimer(signal.ITIMER_REAL, 0)
+
+
+def too_slow(pattern: re.Pattern[str], seconds: float = REGEX_BUDGET_S) -> AgentTtyError:
+    budget_ms = round(seconds * 1000)
+    return AgentTtyError(
+        ErrorCode.INVALID_INPUT,
+        f"the pattern {pattern.pattern!r} took more than {budget_ms} ms in one search of the screen or output "
+        "(its backtracking explodes on this text): simplify it, e.g. (a+)+ -> a+",
+        pattern=pattern.pattern,
+        budgetMs=budget_ms,
+    )
+
+
+def count(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> int:
+    """How many times `pattern` matches `text`; INVALID_INPUT past the budget."""
+    with _budget(pattern, seconds):
+        return sum(1 for _ in pattern.finditer(text))
+
+
+def search(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> bool:
+    """Whether `pattern` matches somewhere in `text`; INVALID_INPUT past the budget."""
+    with _budget(pattern, seconds):
+        return pattern.search(text) is not None
