@@ -88,19 +88,26 @@ def main(argv: list[str]) -> int:
     except BaseException:
         if os.getpid() != host_pid:
             os._exit(127)  # a forked child unwinding before exec: it must not act as the host
+        log_crash(paths)  # a host that dies leaves its reason behind
         raise
 
 
 def log_crash(paths: SessionPaths) -> None:
-    """The host has no terminal: its traceback goes to host.log in the session folder."""
+    """The host has no terminal: its traceback goes to host.log in the session folder.
+    It never raises: on a full disk the reason is lost, not the host's own shutdown."""
     import traceback
 
+    text = f"host {os.getpid()} at {time.strftime('%Y-%m-%dT%H:%M:%S%z')}:\n{traceback.format_exc()}"
     try:
         fd = os.open(paths.folder / "host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError:
         return
-    with os.fdopen(fd, "a") as log:
-        traceback.print_exc(file=log)
+    try:
+        os.write(fd, text.encode("utf-8", "replace"))
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: Path) -> int:
@@ -172,6 +179,12 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     except FolderGone:
         host.abandon()
         return 1
+    except AgentTtyError:
+        # A full disk or an unwritable folder at start-up: no record names the program as
+        # running, so it must not outlive us (create reads the host dead and says so).
+        log_crash(paths)
+        host.abandon()
+        return 1
     # HostChecksCreateFailed, second check: after our start-up write and before we listen.
     if exists(paths.create_failed_marker):
         host.initiate_shutdown("create-failed")
@@ -181,8 +194,7 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     except FolderGone:
         return 1
     except Exception:
-        log_crash(paths)
-        host.abandon()
+        host.abandon()  # main() logs the reason in host.log
         raise
 
 

@@ -35,7 +35,6 @@ REVIEWED = {
     # The host's own files in its own checked session folder, O_NOFOLLOW.
     ("host/eventlog.py", "open", "os.open"),
     ("host/main.py", "log_crash", "os.open"),
-    ("host/main.py", "log_crash", "os.fdopen"),
     ("host/main.py", "_start", ".open"),  # EventLog.open
     # The host binds the socket path that trusted_socket_path checked (a private folder of ours),
     # through the system layer's transport.
