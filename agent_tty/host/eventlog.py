@@ -1,15 +1,31 @@
-"""The append-only event log, events.jsonl: one JSON object a line, numbered by seq."""
+"""The append-only event log, events.jsonl: one JSON object a line, numbered by seq.
+
+A write that fails (a full disk: ENOSPC, EDQUOT; EIO, EROFS...) never raises: the program keeps
+running and the live screen keeps its feed. While writes fail, output events are dropped and
+counted; other events (input, resize, signal, exit, marker) wait in memory, up to a bound. Writes
+are retried with back-off; the first one that succeeds writes the waiting events and then one
+`gap` event that says what was lost, so the log stays one consistent, parseable record.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from agent_tty.storage.files import FolderGone
-from agent_tty.storage.records import EVENT_LOG_VERSION
+from agent_tty.storage.records import EVENT_LOG_VERSION, LogLoss
+
+RETRY_FIRST_S = 0.1
+"""After a failed write, the log tries again this long after; each further failure doubles it..."""
+RETRY_MAX_S = 5.0
+"""...up to this: once space returns, the gap event is written within about 5 s."""
+KEPT_MAX_EVENTS = 1000
+KEPT_MAX_BYTES = 1 << 20
+"""Non-output events kept in memory while writes fail; beyond either bound they are lost too."""
 
 
 def _camel(name: str) -> str:
@@ -17,10 +33,28 @@ def _camel(name: str) -> str:
     return head + "".join(part.title() for part in rest)
 
 
+def _line(obj: dict[str, Any]) -> bytes:
+    # ensure_ascii keeps surrogate escapes of non-UTF-8 bytes as \udcXX: lossless.
+    return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
+
+
 class EventLog:
     def __init__(self, fd: int, seq: int) -> None:
         self._fd = fd
         self.seq = seq
+        self.lost: LogLoss | None = None
+        """Everything this log has lost so far (the manifest's `logIncomplete`); None: nothing."""
+        self.failing = False
+        """Writes fail now: events wait or are dropped until a retry succeeds."""
+        self.error = ""
+        """The last write error, for host.log and the gap event."""
+        self.on_failing: Callable[[], None] | None = None
+        """Called when writes start to fail (the host arms its retry timer)."""
+        self._kept: list[bytes] = []
+        self._kept_bytes = 0
+        self._gap: dict[str, Any] | None = None
+        self._delay = RETRY_FIRST_S
+        self._retry_at = 0.0
 
     @classmethod
     def open(cls, path: Path, session_id: str, cols: int, rows: int) -> EventLog:
@@ -37,19 +71,87 @@ class EventLog:
                 "rows": rows,
                 "startedAt": time.time(),
             }
-            log._write(header)
+            log._write(_line(header), keep=True, data=None)
         return log
 
-    def _write(self, obj: dict[str, Any]) -> None:
-        # ensure_ascii keeps surrogate escapes of non-UTF-8 bytes as \udcXX: lossless.
-        line = json.dumps(obj, separators=(",", ":")).encode() + b"\n"
-        os.write(self._fd, line)
+    # ------------------------------------------------------------------ writing
+
+    def _put(self, line: bytes) -> bool:
+        """One whole line or nothing: a short write (the disk filled mid-line) is cut back off."""
+        try:
+            written = os.write(self._fd, line)
+        except OSError as err:
+            self.error = f"{err.strerror or err} ({err.__class__.__name__})"
+            return False
+        if written == len(line):
+            return True
+        self.error = f"short write ({written} of {len(line)} bytes)"
+        try:
+            end = os.lseek(self._fd, 0, os.SEEK_CUR)  # O_APPEND: the end of what we wrote
+            os.ftruncate(self._fd, end - written)
+        except OSError:
+            pass  # a reader drops a cut last line; the next line then starts a new one
+        return False
+
+    def _write(self, line: bytes, keep: bool, data: str | None) -> None:
+        if not self.failing and self._put(line):
+            return
+        if not self.failing:
+            self.failing = True
+            self._delay, self._retry_at = RETRY_FIRST_S, time.monotonic() + RETRY_FIRST_S
+            if self.on_failing is not None:
+                self.on_failing()
+        if keep and len(self._kept) < KEPT_MAX_EVENTS and self._kept_bytes + len(line) <= KEPT_MAX_BYTES:
+            self._kept.append(line)
+            self._kept_bytes += len(line)
+        else:
+            self._count_lost(len(data.encode("utf-8", "surrogateescape")) if data else 0)
+
+    def _count_lost(self, size: int) -> None:
+        """`size`: the event's bytes of program output or input (0 for other events)."""
+        now = time.time()
+        before = self.lost or LogLoss(since=now, events_lost=0, bytes_lost=0)
+        self.lost = before.replace(events_lost=before.events_lost + 1, bytes_lost=before.bytes_lost + size)
+        gap = self._gap or {"since": now, "fromSeq": self.seq, "eventsLost": 0, "bytesLost": 0}
+        gap.update(toSeq=self.seq, eventsLost=gap["eventsLost"] + 1, bytesLost=gap["bytesLost"] + size)
+        self._gap = gap
+
+    def retry(self, force: bool = False) -> float | None:
+        """Try the waiting writes when their turn came (or `force`); the delay until the next
+        try while writes still fail, None once the log is whole again."""
+        if not self.failing:
+            return None
+        now = time.monotonic()
+        if not force and now < self._retry_at:
+            return self._retry_at - now
+        while self._kept:
+            if not self._put(self._kept[0]):
+                return self._back_off()
+            self._kept_bytes -= len(self._kept.pop(0))
+        if self._gap is not None:
+            record = {"seq": self.seq + 1, "time": time.time(), "type": "gap", **self._gap, "error": self.error}
+            if not self._put(_line(record)):
+                return self._back_off()
+            self.seq += 1
+            self._gap = None
+        self.failing = False
+        return None
+
+    def _back_off(self) -> float:
+        self._delay = min(self._delay * 2, RETRY_MAX_S)
+        self._retry_at = time.monotonic() + self._delay
+        return self._delay
+
+    # ------------------------------------------------------------------ events
 
     def append(self, event_type: str, **fields: Any) -> int:
+        if self.failing:
+            self.retry()  # waiting events go first, so seqs stay in order in the file
         self.seq += 1
         record = {"seq": self.seq, "time": time.time(), "type": event_type}
         record.update({_camel(k): v for k, v in fields.items() if v is not None})
-        self._write(record)
+        data = fields.get("data")
+        self._write(_line(record), keep=event_type != "output", data=data if isinstance(data, str) else None)
         return self.seq
 
     def output(self, data: bytes, hide: list[int] | None = None, echo_end: int | None = None) -> int:
@@ -57,6 +159,8 @@ class EventLog:
         return self.append("output", data=data.decode("utf-8", "surrogateescape"), hide=hide, echo_end=echo_end)
 
     def close(self) -> None:
+        if self.failing:
+            self.retry(force=True)  # a last try: what still cannot be written is lost
         try:
             os.close(self._fd)
         except OSError:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from agent_tty.host.echo import EchoFilter, can_filter
-from agent_tty.host.eventlog import EventLog
+from agent_tty.host.eventlog import RETRY_FIRST_S, RETRY_MAX_S, EventLog
 from agent_tty.host.signals import HostSignals
 from agent_tty.host.terminal import RUN_MARKER, LiveScreen, Wait, compile_wait, visible_hash
 from agent_tty.host.writer import ManifestWriter
@@ -101,6 +101,14 @@ class Host:
         self.output = ProgramOutput()
         self.waits: list[Wait] = []
         self.wait_timer: int | None = None
+        self.log_timer: int | None = None
+        self.flag_delay = 0.0
+        self.retry_timer: int | None = None
+        self.write_delay = 0.0
+        self.write_error: AgentTtyError | None = None
+        events.on_failing = self._log_failing
+        if events.failing:
+            self._log_failing()
 
     # ------------------------------------------------------------------ timers
 
@@ -444,7 +452,7 @@ class Host:
             self._kill(Stop.KILL)
             self._wait_group(GROUP_WAIT_S, self._finish_exited, self._finish_exited)
         elif self.platform.group_alive(self.group):
-            self._write(status=Status.EXITING, **self._exit_fields())
+            self._write(status=Status.EXITING, **self._exit_fields())  # informative: EXITED follows
             self._wait_group(EXIT_GROUP_WAIT_S, self._finish_exited, self._finish_exited)
         else:
             self._finish_exited()
@@ -466,8 +474,10 @@ class Host:
         poll()
 
     def _finish_exited(self) -> None:
-        self._write(status=Status.EXITED, ended_at=time.time(), **self._exit_fields())
-        self.done = True
+        if self._write(status=Status.EXITED, ended_at=time.time(), **self._exit_fields()):
+            self.done = True
+        elif not self.done:
+            self._retry_later(self._finish_exited)
 
     def _finish_destroyed(self) -> None:
         # DestroyRecordsDestroyed: the marker first, then the record that keeps the exit code.
@@ -476,20 +486,75 @@ class Host:
         except FolderGone:
             self.done = True
             return
+        except AgentTtyError as err:
+            if err.code is not ErrorCode.STORAGE_ERROR:
+                raise
+            self.write_error = err
+            self._retry_later(self._finish_destroyed)
+            return
         fields = self._exit_fields() if self.exit is not None else {}
-        self._write(status=Status.DESTROYED, ended_at=time.time(), **fields)
-        self.done = True
+        if self._write(status=Status.DESTROYED, ended_at=time.time(), **fields):
+            self.done = True
+        elif not self.done:
+            self._retry_later(self._finish_destroyed)
 
     def _finish_gave_up(self) -> None:
         # HostWaitsForGroup: the group still runs (another user's process?). Leave the record
         # destroying, without a terminal write, and end: a later reconcile retries the kill.
         self.done = True
 
-    def _write(self, **changes: Any) -> None:
+    def _write(self, **changes: Any) -> bool:
+        """A write that may fail (a full disk, an unwritable folder): False leaves the manifest
+        and `writer.current` as they were, so the caller can retry the same step (a failed
+        resize record keeps the old size). Every write also carries what the event log lost."""
+        lost = self.events.lost
+        if lost is not None and lost != self.writer.current.log_incomplete:
+            changes.setdefault("log_incomplete", lost)
         try:
             self.writer.write(**changes)
         except FolderGone:
             self.done = True
+            return False
+        except AgentTtyError as err:
+            if err.code is not ErrorCode.STORAGE_ERROR:
+                raise
+            self.write_error = err
+            return False
+        self.write_delay = 0.0
+        return True
+
+    def _retry_later(self, step: Callable[[], None]) -> None:
+        """Run a lifecycle step whose write failed again after a back-off (0.1 s doubling to
+        5 s), unless another shutdown took over meanwhile. One step waits at a time."""
+        if self.retry_timer is not None:
+            self.cancelled.add(self.retry_timer)
+        generation = self.shutdown
+        self.write_delay = min(self.write_delay * 2, RETRY_MAX_S) if self.write_delay else RETRY_FIRST_S
+
+        def again() -> None:
+            self.retry_timer = None
+            if not self.done and self.shutdown == generation:
+                step()
+
+        self.retry_timer = self.after(self.write_delay, again)
+
+    def _log_failing(self) -> None:
+        """The event log's writes started to fail: retry them, and say so in the manifest."""
+        if self.log_timer is None:
+            self.log_timer = self.after(RETRY_FIRST_S, self._retry_log)
+
+    def _retry_log(self) -> None:
+        self.log_timer = None
+        delay = self.events.retry()
+        lost = self.events.lost
+        if lost is not None and lost != self.writer.current.log_incomplete and not self.writer.closed and not self.done:
+            if self._write():
+                self.flag_delay = 0.0
+            elif not self.done:
+                self.flag_delay = min(self.flag_delay * 2, RETRY_MAX_S) if self.flag_delay else RETRY_FIRST_S
+                delay = min(delay, self.flag_delay) if delay is not None else self.flag_delay
+        if delay is not None and not self.done:
+            self.log_timer = self.after(delay, self._retry_log)
 
     def _kill(self, signal: int) -> None:
         self.platform.kill_group(self.group, signal)
@@ -500,11 +565,25 @@ class Host:
         """`failure` says why the host ends the session on its own (it could not serve it)."""
         if self.shutdown in ("destroy", "sigterm", "create-failed"):
             return
-        previous, self.shutdown = self.shutdown, reason
+        previous = self.shutdown
         if reason != "idle" and policy(self.writer.current.status).commandable:
             self._write(status=Status.DESTROYING, **({"failure": failure} if failure else {}))
             if self.done:
                 return
+            if self.writer.current.status is not Status.DESTROYING:
+                # The write failed. Nothing is stopped before destroying is on disk, and the same
+                # transition can run again: a destroy gets the error now, a SIGTERM is retried.
+                if reason == "destroy":
+                    error = self.write_error
+                    message = error.message if error is not None else "cannot write the manifest"
+                    raise AgentTtyError(
+                        ErrorCode.STORAGE_ERROR,
+                        f"{message}; nothing was stopped: run destroy again once the folder takes writes",
+                        **(error.details if error is not None else {}),
+                    )
+                self._retry_later(lambda: self.initiate_shutdown(reason, failure))
+                return
+        self.shutdown = reason
         if self.exit is not None:
             # Already exited and waiting for its group: destroy ends that group now.
             self._kill(Stop.KILL)
@@ -655,7 +734,11 @@ class Host:
             return {"signal": name, "delivered": verdict.value == "owned", "seq": seq, "group": self.program.pid, "foreground": False}
         if op == "destroy":
             self.waiters.append(conn)
-            self.initiate_shutdown("destroy")
+            try:
+                self.initiate_shutdown("destroy")
+            except AgentTtyError:
+                self.waiters.remove(conn)  # this destroy ends with the error; a later one may retry
+                raise
             return None
         if op == "input":
             data = str(request.get("data", "")).encode("utf-8", "surrogateescape")

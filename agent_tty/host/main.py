@@ -92,30 +92,31 @@ def main(argv: list[str]) -> int:
         raise
 
 
-def _open_log(paths: SessionPaths):  # type: ignore[no-untyped-def]
+def _append_log(paths: SessionPaths, text: str) -> None:
+    """Append to host.log in the session folder; never raises (on a full disk the text is lost,
+    not the host's own shutdown)."""
     try:
         fd = os.open(paths.folder / "host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
     except OSError:
-        return None
-    return os.fdopen(fd, "a")
+        return
+    try:
+        os.write(fd, text.encode("utf-8", "replace"))
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def log_crash(paths: SessionPaths) -> None:
-    """The host has no terminal: its traceback goes to host.log in the session folder."""
+    """The host has no terminal: its traceback goes to host.log."""
     import traceback
 
-    log = _open_log(paths)
-    if log is not None:
-        with log:
-            traceback.print_exc(file=log)
+    _append_log(paths, f"host {os.getpid()} at {time.strftime('%Y-%m-%dT%H:%M:%S%z')}:\n{traceback.format_exc()}")
 
 
 def log_reason(paths: SessionPaths, message: str) -> None:
     """One line in host.log: why the host stopped the session on its own."""
-    log = _open_log(paths)
-    if log is not None:
-        with log:
-            log.write(f"{time.strftime('%Y-%m-%dT%H:%M:%S%z')} {message}\n")
+    _append_log(paths, f"host {os.getpid()} at {time.strftime('%Y-%m-%dT%H:%M:%S%z')}: {message}\n")
 
 
 def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: Path) -> int:
@@ -187,6 +188,12 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     except FolderGone:
         host.abandon()
         return 1
+    except AgentTtyError:
+        # A full disk or an unwritable folder at start-up: no record names the program as
+        # running, so it must not outlive us (create reads the host dead and says so).
+        log_crash(paths)
+        host.abandon()
+        return 1
     # HostChecksCreateFailed, second check: after our start-up write and before we listen.
     if exists(paths.create_failed_marker):
         host.initiate_shutdown("create-failed")
@@ -204,7 +211,7 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     except FolderGone:
         return 1
     except Exception:
-        host.abandon()  # main() logs the reason
+        host.abandon()  # main() logs the reason in host.log
         raise
 
 

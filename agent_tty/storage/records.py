@@ -17,6 +17,17 @@ class Failure(Record):
 
 
 @dataclass(frozen=True)
+class LogLoss(Record):
+    """What the event log lost while its writes failed (a full disk): it is incomplete."""
+
+    since: float
+    """When the first event was lost."""
+    events_lost: int
+    bytes_lost: int
+    """Bytes of program output and input in the lost events."""
+
+
+@dataclass(frozen=True)
 class Manifest(Record):
     """session.json: what the session is and where its lifecycle stands."""
 
@@ -42,6 +53,8 @@ class Manifest(Record):
     exit_signal: int | None = None
     ended_at: float | None = None
     failure: Failure | None = None
+    log_incomplete: LogLoss | None = None
+    """Set once the host lost events (the disk was full); records without it read as None."""
 
 
 @dataclass(frozen=True)
@@ -70,7 +83,9 @@ class ProgramRecord(Record):
     """Plugin data that proves membership (a token); None proves only what the plugin allows."""
 
 
-EventType = Literal["start", "output", "input", "resize", "signal", "exit", "destroy", "marker"]
+EventType = Literal["start", "output", "input", "resize", "signal", "exit", "destroy", "marker", "gap"]
+"""`gap`: events between its fromSeq and toSeq that the file lacks were lost while writes
+failed (eventsLost, bytesLost, since, error); it is written once writes succeed again."""
 
 
 @dataclass(frozen=True)

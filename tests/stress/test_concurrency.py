@@ -12,11 +12,17 @@ the process table and records any broken rule:
 - R20: a session folder (with a program.json that held a token) is removed while a process of
   its program still runs;
 - R15/R19: a canary process (not any session's) received a signal;
-- the contract: an exit code outside CLI-CONTRACT.md's, INTERNAL_ERROR, or a traceback.
+- the contract: an exit code outside CLI-CONTRACT.md's, INTERNAL_ERROR, or a traceback;
+- a host that crashed (its host.log has a reason in it).
+
+The run cycles through phases of PHASE_S seconds each: normal; a slow disk (the replay tool
+holds manifest writes, renames and removals in hosts and commands); a full disk (root only:
+the Home is a tmpfs that a filler file fills, then frees at the phase's end).
 """
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import random
@@ -26,6 +32,7 @@ import sys
 import threading
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -46,6 +53,53 @@ PROGRAMS = [
     ("sh", "-c", 'trap "" HUP; sleep 300 & exit 0'),
 ]
 TERMINAL = {"exited", "failed", "destroyed"}
+PHASE_S = 4.0
+PHASES = ("normal", "slow", "full")
+HOME_SIZE = "64m"
+SLOW_HOLDS = ",".join(
+    f"{process}:{op}:{suffix}:{nth}:{ms}"
+    for process, op, suffix, nth, ms in [
+        ("host", "rename", "/session.json", 2, 300),
+        ("host", "write", "/events.jsonl", 1, 200),
+        ("create", "rename", "/session.json", 1, 200),
+        ("destroy", "rename", "/session.json", 1, 250),
+        ("destroy", "write", "/destroyed", 1, 150),
+        ("gc", "rmtree", "", 1, 250),
+        ("inspect", "rename", "/session.json", 1, 150),
+        ("list", "read", "/session.json", 2, 100),
+    ]
+)
+"""The slow-disk phase: one held call of each kind in each process (the replay tool)."""
+
+
+def phase(started: float) -> str:
+    return PHASES[int((time.monotonic() - started) / PHASE_S) % len(PHASES)]
+
+
+class Filler:
+    """Fills the tmpfs Home during the full-disk phase and frees it after."""
+
+    def __init__(self, home: Path, enabled: bool) -> None:
+        self.path = home / "filler"
+        self.enabled = enabled
+        self.full = False
+        self.phases = 0
+
+    def set(self, full: bool) -> None:
+        if not self.enabled or full == self.full:
+            return
+        if full:
+            self.phases += 1
+            with open(self.path, "wb", buffering=0) as handle:
+                for size in (1 << 20, 1 << 16, 4096):
+                    try:
+                        while True:
+                            handle.write(b"\0" * size)
+                    except OSError as err:
+                        assert err.errno == errno.ENOSPC, err
+        else:
+            self.path.unlink(missing_ok=True)
+        self.full = full
 
 
 class Canary:
@@ -84,6 +138,7 @@ class Checker:
         self.removed: set[str] = set()
         self.orphaned_hosts: dict[int, float] = {}
         self.tokened: set[str] = set()
+        self.crashed: set[str] = set()
 
     def violation(self, text: str) -> None:
         with self.lock:
@@ -127,6 +182,13 @@ class Checker:
         statuses: dict[str, str] = {}
         present = set(os.listdir(self.sessions)) if self.sessions.is_dir() else set()
         for sid in present:
+            try:
+                crash = (self.sessions / sid / "host.log").read_text(errors="replace")
+            except OSError:
+                crash = ""
+            if crash and sid not in self.crashed:
+                self.crashed.add(sid)
+                self.violation(f"host crash: {sid}: {crash[-500:]}")
             try:
                 statuses[sid] = json.loads((self.sessions / sid / "session.json").read_text())["status"]
                 if sid not in self.tokened:
@@ -203,9 +265,31 @@ def _sigkill_host(home: Path, sessions: Path) -> bool:
     return False
 
 
+@pytest.fixture
+def stress_home(tmp_path: Path) -> Iterator[str | None]:
+    """As root, tmp_path/home (the cli fixture's Home) on a tmpfs the full-disk phase can fill;
+    requested before `cli`, so it is unmounted after cli's teardown. Yields why not, or None."""
+    if os.geteuid() != 0:
+        yield "no full-disk phase: mounting a tmpfs Home needs root"
+        return
+    home = tmp_path / "home"
+    home.mkdir(mode=0o700)
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={HOME_SIZE},mode=0700", "tmpfs", str(home)], capture_output=True, text=True)
+    if done.returncode != 0:
+        yield f"no full-disk phase: {done.stderr.strip()}"
+        return
+    try:
+        yield None
+    finally:
+        subprocess.run(["umount", "-l", str(home)], check=False)
+
+
 @pytest.mark.timeout(SECONDS + 180)
-def test_concurrent_commands_break_no_rule(cli: Cli, tmp_path: Path) -> None:
+def test_concurrent_commands_break_no_rule(stress_home: str | None, cli: Cli, tmp_path: Path) -> None:
     checker = Checker(cli.home)
+    filler = Filler(cli.home, enabled=stress_home is None)
+    started = time.monotonic()
+    holds = cli.replay_env(SLOW_HOLDS, tmp_path / "replay.log")
     canaries = [Canary(tmp_path, i) for i in range(2)]
     counts: Counter[str] = Counter()
     created: list[str] = []
@@ -252,8 +336,10 @@ def test_concurrent_commands_break_no_rule(cli: Cli, tmp_path: Path) -> None:
             "gc": ["gc"],
             "gc-dry": ["gc", "--dry-run"],
         }[op]
-        done = cli.run(*args, timeout=60)
+        now = phase(started)
+        done = cli.run(*args, timeout=60, env=holds if now == "slow" else None)
         counts[op] += 1
+        counts[f"during-{now}"] += 1
         if done.code not in ALLOWED_EXITS:
             checker.violation(f"contract: {' '.join(args)} exited {done.code}: {done.stdout} {done.stderr}")
         elif done.code != 0 and json.loads(done.stdout)["error"]["code"] == "INTERNAL_ERROR":
@@ -271,7 +357,14 @@ def test_concurrent_commands_break_no_rule(cli: Cli, tmp_path: Path) -> None:
                 checker.violation(f"harness: {type(err).__name__}: {err}")
                 return
 
+    def disk() -> None:
+        while time.monotonic() < deadline:
+            filler.set(phase(started) == "full")
+            time.sleep(0.05)
+        filler.set(False)
+
     threads = [threading.Thread(target=worker, args=(rng.randrange(1 << 30),)) for _ in range(WORKERS)]
+    threads.append(threading.Thread(target=disk))
     try:
         for thread in threads:
             thread.start()
@@ -282,10 +375,13 @@ def test_concurrent_commands_break_no_rule(cli: Cli, tmp_path: Path) -> None:
             for hit in canary.hits():
                 checker.violation(f"R15/R19: canary {canary.process.pid}: {hit}")
     finally:
+        filler.set(False)
         for canary in canaries:
             canary.stop()
+    holds_seen = (tmp_path / "replay.log").read_text().count("hold ") if (tmp_path / "replay.log").exists() else 0
     print(
         f"\nstress: {SECONDS:g} s, {WORKERS} workers, operations {dict(sorted(counts.items()))}, "
-        f"sessions created {len(created)}, violations {len(checker.violations)}"
+        f"sessions created {len(created)}, slow-disk holds {holds_seen}, full-disk phases {filler.phases}"
+        f"{' (' + stress_home + ')' if stress_home else ''}, violations {len(checker.violations)}"
     )
     assert checker.violations == [], "\n".join(checker.violations[:20])

@@ -35,8 +35,7 @@ REVIEWED = {
     ("cli/commands/screenshot.py", "command", ".write_bytes"),
     # The host's own files in its own checked session folder, O_NOFOLLOW.
     ("host/eventlog.py", "open", "os.open"),
-    ("host/main.py", "_open_log", "os.open"),
-    ("host/main.py", "_open_log", "os.fdopen"),
+    ("host/main.py", "_append_log", "os.open"),
     ("host/main.py", "_start", ".open"),  # EventLog.open
     # The host binds the socket path that trusted_socket_path checked (a private folder of ours),
     # through the system layer's transport.

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import stat
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,43 @@ def _home_report(root: str) -> dict[str, Any]:
         report["problem"] = err.details.get("problem", err.code.value)
         report["refusal"] = err.message
     return report
+
+
+def _disk_warnings(home: Any, trusted: bool) -> tuple[dict[str, Any] | None, list[str]]:
+    """The Home's free space, and warnings for a nearly full disk and for sessions whose event
+    log lost events (their manifest says `logIncomplete`)."""
+    from agent_tty.protocol.errors import AgentTtyError
+    from agent_tty.storage.files import read_record
+    from agent_tty.storage.records import Manifest
+    from agent_tty.storage.space import describe, home_space
+
+    warnings = []
+    space = home_space(home.root)
+    disk = None
+    if space is not None:
+        disk = {"freeBytes": space.free_bytes, "totalBytes": space.total_bytes, "nearlyFull": space.nearly_full}
+        if space.nearly_full:
+            warnings.append(
+                f"the Home's file system is nearly full ({describe(space)}): hosts drop output from event logs"
+                " and manifest writes (destroy) fail until there is space"
+            )
+    if trusted:
+        try:
+            ids = home.session_ids()
+        except (OSError, AgentTtyError):
+            ids = []
+        for session_id in ids:
+            try:
+                manifest = read_record(home.session(session_id).manifest, Manifest)
+            except (OSError, AgentTtyError):
+                continue
+            lost = manifest.log_incomplete
+            if lost is not None:
+                warnings.append(
+                    f"session {session_id}: event log incomplete: {lost.events_lost} events"
+                    f" ({lost.bytes_lost} bytes) lost since {time.strftime('%Y-%m-%d %H:%M:%S', time.localtime(lost.since))}"
+                )
+    return disk, warnings
 
 
 def _screen_line(screen: dict[str, Any]) -> str:
@@ -86,6 +124,7 @@ def command() -> int:
         choice_error = None
     except AgentTtyError as err:
         chosen, choice_error = None, err.message
+    disk, warnings = _disk_warnings(home, home_report["trusted"] and home_report["exists"])
     plugins = []
     for probe in probes:
         entry = {"name": probe.name, "usable": probe.usable, "rank": probe.rank, "reason": probe.reason}
@@ -114,6 +153,8 @@ def command() -> int:
         "mechanismError": choice_error,
         "screen": backend_report(),
         "fonts": font_report(),
+        "disk": disk,
+        "warnings": warnings,
     }
     lines = [
         f"python     {result['python']} ({sys.executable})",
@@ -124,6 +165,8 @@ def command() -> int:
         _screen_line(result["screen"]),
         _fonts_line(result["fonts"]),
         f"mechanism  {chosen or 'none: ' + str(choice_error)}" + (f" (pinned by {pinned_by})" if pinned else ""),
+        *([f"disk       {disk['freeBytes'] / (1 << 20):.1f} MiB free of {disk['totalBytes'] / (1 << 20):.1f} MiB"] if disk else []),
+        *[f"WARNING    {warning}" for warning in warnings],
         "plugins:",
     ]
     for entry in plugins:

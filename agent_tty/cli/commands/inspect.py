@@ -14,6 +14,7 @@ def command(session_id: str = typer.Argument(..., metavar="ID", help="The sessio
     from agent_tty.lifecycle.engine import engine_for
     from agent_tty.lifecycle.reconcile import reconcile
     from agent_tty.storage.files import exists
+    from agent_tty.storage.space import home_space
 
     engine = engine_for(GLOBALS.home)
     paths = engine.home.session(session_id)
@@ -29,5 +30,10 @@ def command(session_id: str = typer.Argument(..., metavar="ID", help="The sessio
         "destroyedMarker": exists(paths.destroyed_marker),
         "createFailedMarker": exists(paths.create_failed_marker),
     }
+    # A full disk: the host keeps the session running but cannot record all of it.
+    space = home_space(engine.home.root)
+    if space is not None:
+        result["derived"]["homeFreeBytes"] = space.free_bytes
+        result["derived"]["homeNearlyFull"] = space.nearly_full
     emit(result, json.dumps(result, indent=2, allow_nan=False))
     return 0

@@ -1,0 +1,80 @@
+"""The event log on a failing disk: nothing raises, output is counted lost, other events wait,
+and the first write that succeeds again leaves one consistent log with a gap event."""
+
+from __future__ import annotations
+
+import errno
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from agent_tty.host import eventlog
+from agent_tty.host.eventlog import EventLog
+
+
+class Disk:
+    """os.write as the log sees it: full (ENOSPC), room for `room` more bytes, or fine."""
+
+    def __init__(self) -> None:
+        self.room: int | None = None
+        self.real = os.write
+
+    def write(self, fd: int, data: bytes) -> int:
+        if self.room is None:
+            return self.real(fd, data)
+        if self.room == 0:
+            raise OSError(errno.ENOSPC, "No space left on device")
+        written = self.real(fd, data[: self.room])
+        self.room -= written
+        return written
+
+
+@pytest.fixture
+def disk(monkeypatch: pytest.MonkeyPatch) -> Disk:
+    fake = Disk()
+    monkeypatch.setattr(eventlog.os, "write", fake.write)
+    return fake
+
+
+def lines(path: Path) -> list[dict]:
+    raw = path.read_bytes()
+    assert raw.endswith(b"\n")
+    return [json.loads(line) for line in raw.splitlines()]
+
+
+def test_a_full_disk_drops_output_keeps_input_and_writes_one_gap(tmp_path: Path, disk: Disk) -> None:
+    path = tmp_path / "events.jsonl"
+    log = EventLog.open(path, "abc", 80, 24)
+    failing: list[bool] = []
+    log.on_failing = lambda: failing.append(True)
+    log.output(b"before\n")
+    disk.room = 10  # the next line is cut short: it must not stay in the file
+    log.output(b"lost one\n")
+    log.append("input", data="typed", kind="type")
+    log.output(b"lost two\n")
+    assert failing == [True] and log.failing
+    assert [e.get("type") for e in lines(path)] == [None, "output"]  # whole lines only
+    assert log.retry(force=True) is not None  # still full: it backs off
+    disk.room = None
+    assert log.retry(force=True) is None
+    events = lines(path)[1:]
+    assert [e["type"] for e in events] == ["output", "input", "gap"]
+    assert [e["seq"] for e in events] == [1, 3, 5]
+    gap = events[-1]
+    assert (gap["eventsLost"], gap["bytesLost"], gap["fromSeq"], gap["toSeq"]) == (2, 18, 2, 4)
+    assert log.lost is not None and (log.lost.events_lost, log.lost.bytes_lost) == (2, 18)
+    log.output(b"after\n")
+    assert lines(path)[-1]["seq"] == 6
+    log.close()
+
+
+def test_retries_back_off_up_to_five_seconds(tmp_path: Path, disk: Disk) -> None:
+    log = EventLog.open(tmp_path / "events.jsonl", "abc", 80, 24)
+    disk.room = 0
+    log.output(b"x")
+    delays = [log.retry(force=True) for _ in range(8)]
+    assert delays == [0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0, 5.0]
+    assert 0 < (log.retry() or 0) <= 5.0  # not due yet: only the wait is returned
+    log.close()
