@@ -30,7 +30,6 @@ REVIEWED = {
     # The user's own --file argument, named on the command line, not in a record.
     ("cli/commands/live.py", "read_input_file", "open"),
     # --out: the user's own output path, named on the command line.
-    ("cli/commands/record.py", "command", ".write_bytes"),
     ("cli/commands/screenshot.py", "command", ".write_bytes"),
     # The host's own files in its own checked session folder, O_NOFOLLOW.
     ("host/eventlog.py", "open", "os.open"),
