@@ -6,8 +6,8 @@ import errno
 import os
 import secrets
 import stat
-from pathlib import Path
 from collections.abc import Iterable
+from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from agent_tty.platform.system import current
@@ -35,15 +35,41 @@ def write_atomic(path: Path, data: bytes) -> None:
     No mkdir: when gc removed the folder, the write fails with FolderGone instead of
     bringing back a folder that holds only this file (ManifestWriteNeedsFolder).
     """
-    write_atomic_chunks(path, [data])
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+    except FileNotFoundError:
+        raise FolderGone(path) from None
+    except OSError as err:
+        raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(temp, path)
+    except BaseException as err:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        if isinstance(err, FileNotFoundError):
+            raise FolderGone(path) from None
+        if isinstance(err, OSError):
+            raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
+        raise
 
 
 def write_atomic_chunks(path: Path, chunks: Iterable[bytes], mode: int = 0o600) -> tuple[str, int]:
     """write_atomic of bytes made while they are written (an export larger than memory should
-    hold): their sha256 and size. An exception from `chunks` leaves no temp file and no `path`."""
+    hold): their sha256 and size. An exception from `chunks` leaves no temp file and no `path`.
+    A copy of write_atomic's steps rather than its base: the lifecycle model covers that one."""
     import hashlib
 
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     try:
         fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
     except FileNotFoundError:
