@@ -6,8 +6,9 @@ import errno
 import os
 import secrets
 import stat
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import BinaryIO, TypeVar
 
 from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode, storage_error
@@ -62,6 +63,45 @@ def write_atomic(path: Path, data: bytes) -> None:
         raise
 
 
+def write_atomic_chunks(path: Path, chunks: Iterable[bytes], mode: int = 0o600) -> tuple[str, int]:
+    """write_atomic of bytes made while they are written (an export larger than memory should
+    hold): their sha256 and size. An exception from `chunks` leaves no temp file and no `path`.
+    A copy of write_atomic's steps rather than its base: the lifecycle model covers that one."""
+    import hashlib
+
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    try:
+        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+    except FileNotFoundError:
+        raise FolderGone(path) from None
+    except OSError as err:
+        raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
+    digest, size = hashlib.sha256(), 0
+    try:
+        try:
+            for data in chunks:
+                digest.update(data)
+                size += len(data)
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.rename(temp, path)
+    except BaseException as err:
+        try:
+            os.unlink(temp)
+        except OSError:
+            pass
+        if isinstance(err, FileNotFoundError):
+            raise FolderGone(path) from None
+        if isinstance(err, OSError):
+            raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
+        raise
+    return digest.hexdigest(), size
+
+
 def write_record(path: Path, record: Record) -> None:
     write_atomic(path, record.to_json().encode() + b"\n")
 
@@ -73,6 +113,16 @@ READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
 def read_bytes(path: Path) -> bytes:
     """A record's bytes: a regular file of ours, opened without following a link.
     FileNotFoundError passes through; anything else is a STORAGE_ERROR with its errno."""
+    with open_stream(path) as stream:
+        try:
+            return stream.read()
+        except OSError as err:
+            raise _read_error(path, err.errno or 0, err.strerror or str(err)) from None
+
+
+def open_stream(path: Path) -> BinaryIO:
+    """A record to read a piece at a time (an event log larger than memory should hold), with
+    read_bytes's checks: FileNotFoundError passes through, anything else is a STORAGE_ERROR."""
     try:
         fd = os.open(path, READ_FLAGS)
     except FileNotFoundError:
@@ -90,14 +140,12 @@ def read_bytes(path: Path) -> bytes:
         if info.st_uid != current().user():
             # Another user's file in our folder proves nothing we may act on.
             raise _read_error(path, errno.EPERM, f"owned by uid {info.st_uid}, not by us")
-        chunks = []
-        while chunk := os.read(fd, 1 << 20):
-            chunks.append(chunk)
-        return b"".join(chunks)
-    except OSError as err:
-        raise _read_error(path, err.errno or 0, err.strerror or str(err)) from None
-    finally:
+    except BaseException as err:
         os.close(fd)
+        if isinstance(err, OSError):
+            raise _read_error(path, err.errno or 0, err.strerror or str(err)) from None
+        raise
+    return os.fdopen(fd, "rb", buffering=1 << 20)
 
 
 def _read_error(path: Path, number: int, why: str) -> AgentTtyError:

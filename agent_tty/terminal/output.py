@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import re
 from collections import OrderedDict
+from collections.abc import Iterable
 
 from agent_tty.terminal.regex_budget import search
 
@@ -152,7 +153,7 @@ class OutputSearch:
         return False
 
 
-def output_after(events: list, after: int | str | None) -> bytes:  # type: ignore[type-arg]
+def output_after(events: Iterable, after: int | str | None) -> bytes:  # type: ignore[type-arg]
     """An ended session's output after event `after`, from its event log (see ProgramOutput)."""
     from agent_tty.terminal.replay import output_bytes
 

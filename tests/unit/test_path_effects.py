@@ -31,7 +31,6 @@ REVIEWED = {
     ("cli/commands/live.py", "read_input_file", "open"),
     ("cli/commands/live.py", "file_chunks", "open"),
     # --out: the user's own output path, named on the command line.
-    ("cli/commands/record.py", "command", ".write_bytes"),
     ("cli/commands/screenshot.py", "command", ".write_bytes"),
     # The host's own files in its own checked session folder, O_NOFOLLOW.
     ("host/eventlog.py", "open", "os.open"),

@@ -18,7 +18,7 @@ def take(session_id: str, structured: bool, scrollback: bool):  # type: ignore[n
     from agent_tty.terminal.replay import replay
     from agent_tty.terminal.screen import snapshot
 
-    screen, seq, _events = replay(paths.events)
+    screen, seq = replay(paths.events)
     return {**snapshot(screen, seq, structured=structured, scrollback=scrollback), "source": "replay"}, paths
 
 

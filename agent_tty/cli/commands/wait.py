@@ -91,16 +91,22 @@ def command(
 
 
 def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
-    """An ended session's screen can no longer change: judge its last screen once."""
+    """An ended session's screen can no longer change: judge its last screen once. The log is
+    streamed, twice at most (what it ends with, then the screen), never held whole."""
     from agent_tty.host.terminal import compile_wait
     from agent_tty.terminal.regex_budget import count, search
-    from agent_tty.terminal.replay import read_log, replay_events
+    from agent_tty.terminal.replay import open_log, replay_events
     from agent_tty.terminal.screen import search_text
 
     kind, pattern, _quiet = compile_wait(request)
-    header, events = read_log(paths.events)
-    last = events[-1].seq if events else 0
-    ended = next(({"exitCode": e.exit_code, "exitSignal": e.exit_signal} for e in reversed(events) if e.type == "exit"), {})
+    last, latest_input, ended = 0, None, {}
+    with open_log(paths.events) as (_header, events):
+        for event in events:
+            last = event.seq
+            if event.type in ("input", "marker"):
+                latest_input = event.seq
+            elif event.type == "exit":
+                ended = {"exitCode": event.exit_code, "exitSignal": event.exit_signal}
     if kind != "text" and kind != "regex":
         return {"matched": True, "timedOut": False, "seq": last, **ended}
     assert pattern is not None
@@ -108,16 +114,18 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
     if request.get("output"):
         from agent_tty.terminal.output import output_after, plain_text
 
-        matched = search(pattern, plain_text(output_after(events, after)))
+        with open_log(paths.events) as (_header, events):
+            matched = search(pattern, plain_text(output_after(events, after)))
         return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended}
     if after == "last":
-        after = max((e.seq for e in events if e.type in ("input", "marker")), default=None)
+        after = latest_input
     baseline = {"count": 0}
 
     def at_baseline(screen, event) -> None:  # type: ignore[no-untyped-def]
         if event.seq == after:
             baseline["count"] = count(pattern, search_text(screen))
 
-    screen, _seq, _events = replay_events(header, events, on_event=at_baseline if after is not None else None)
+    with open_log(paths.events) as (header, events):
+        screen, _seq = replay_events(header, events, on_event=at_baseline if after is not None else None)
     found = count(pattern, search_text(screen))
     return {"matched": found > baseline["count"], "ended": True, "timedOut": False, "seq": last, **ended}
