@@ -59,7 +59,7 @@ def log_lines(cli: Cli, session_id: str) -> list[dict]:
     return [json.loads(line) for line in raw.splitlines()]
 
 
-def test_a_full_disk_keeps_sessions_running(tmpfs_home: Path, cli: Cli) -> None:
+def test_a_full_disk_keeps_sessions_running(tmpfs_home: Path, cli: Cli, tmp_path: Path) -> None:
     chatty = cli.create(*CHATTY)["sessionId"]
     quiet = cli.create(*QUIET)["sessionId"]
     hosts = {sid: cli.manifest(sid)["hostPid"] for sid in (chatty, quiet)}
@@ -109,9 +109,10 @@ def test_a_full_disk_keeps_sessions_running(tmpfs_home: Path, cli: Cli) -> None:
     )
     doctor = cli.run("doctor")
     assert any(chatty in warning and "incomplete" in warning for warning in doctor.doc["result"]["warnings"])
-    from agent_tty.terminal.replay import read_log
+    from agent_tty.terminal.replay import open_log
 
-    read_log(cli.folder(chatty) / "events.jsonl")  # the log with its gap still parses
+    with open_log(cli.folder(chatty) / "events.jsonl") as (_header, events):
+        assert any(event.type == "gap" for event in events)  # the log with its gap still parses
 
     for sid in (chatty, quiet):
         done = cli.run("destroy", sid, timeout=30)
@@ -119,6 +120,9 @@ def test_a_full_disk_keeps_sessions_running(tmpfs_home: Path, cli: Cli) -> None:
         assert cli.manifest(sid)["status"] == "destroyed"
         log = cli.folder(sid) / "host.log"
         assert not log.exists() or log.read_text() == ""
+    replayed = cli.run("snapshot", chatty)  # an ended session's screen, replayed across the gap
+    assert replayed.code == 0 and replayed.result["source"] == "replay", replayed.stdout
+    assert cli.run("record", "export", chatty, "--out", str(tmp_path / "chatty.cast")).code == 0
     assert cli.manifest(chatty)["logIncomplete"] == flag or cli.manifest(chatty)["logIncomplete"]["eventsLost"] >= flag["eventsLost"]
 
 
