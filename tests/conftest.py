@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import shutil
@@ -113,6 +114,14 @@ class Cli:
         return {"PYTHONPATH": path, "AGENT_TTY_REPLAY_HOLD": hold, "AGENT_TTY_REPLAY_LOG": str(log)}
 
 
+HAS_GHOSTTY = importlib.util.find_spec("pyghostty") is not None
+# Ghostty's engine comes with agent-tty[fast] (scripts/quickstart installs it); a plain install,
+# such as the typer-range venvs or a musl machine, has pyte only.
+NO_GHOSTTY = pytest.mark.skipif(not HAS_GHOSTTY, reason="pyghostty is not installed (agent-tty[fast])")
+BACKENDS = [pytest.param("ghostty", marks=NO_GHOSTTY), "pyte"]
+"""The host's screen backends, as test params (ids `ghostty` and `pyte`)."""
+
+
 def wait_until(check: Callable[[], Any], timeout: float = 10.0, interval: float = 0.02, what: str = "") -> Any:
     deadline = time.monotonic() + timeout
     while True:
@@ -203,6 +212,19 @@ def cli(tmp_path: Path) -> Iterator[Cli]:
             pass
     assert not survivors, f"processes left behind: {described}"
     shutil.rmtree(tmp_path, ignore_errors=True)
+
+
+@pytest.fixture(params=BACKENDS)
+def tty(request, cli: Cli) -> Cli:  # type: ignore[no-untyped-def]
+    """The CLI, with the host's screen backend chosen for the whole test (`tty.backend`)."""
+    original = cli.env
+
+    def env(extra=None):  # type: ignore[no-untyped-def]
+        return original({"AGENT_TTY_SCREEN": request.param, **(extra or {})})
+
+    cli.env = env  # type: ignore[method-assign]
+    cli.backend = request.param  # type: ignore[attr-defined]
+    return cli
 
 
 def _describe(pid: int) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import functools
 import math
+from collections.abc import Callable
 from typing import Any
 
 SCALE = 4  # supersampling of the curved and slanted shapes
@@ -41,6 +42,8 @@ _ARCS = {0x256D: (1, 1), 0x256E: (-1, 1), 0x256F: (-1, -1), 0x2570: (1, -1)}
 # Braille dots: bit i of (code - U+2800) is the dot at (column, row).
 _BRAILLE = ((0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 2), (0, 3), (1, 3))
 _POWERLINE = range(0xE0B0, 0xE0C0)
+Rect = Callable[[int, int, int, int], None]
+"""Fills the pixels from (x0, y0) to (x1, y1), both included."""
 
 
 def covers(char: str) -> bool:
@@ -121,67 +124,48 @@ def _box(image: Any, draw: Any, code: int, w: int, h: int) -> None:
         image.paste(smooth)
         return
     up, right, down, left = (int(c) for c in _ARMS[code - 0x2500])
-    # How far the perpendicular lines reach, so a corner or junction is filled in.
-    v_lo = min(_span(up, t)[0], _span(down, t)[0])
-    v_hi = max(_span(up, t)[1], _span(down, t)[1])
-    h_lo = min(_span(left, t)[0], _span(right, t)[0])
-    h_hi = max(_span(left, t)[1], _span(right, t)[1])
 
     def rect(x0: int, y0: int, x1: int, y1: int) -> None:
         if x1 >= x0 and y1 >= y0:
             draw.rectangle([x0, y0, x1, y1], fill=255)
 
-    # Horizontal arms.
-    for weight, sign in ((right, 1), (left, -1)):
+    # The horizontal arms, then the vertical ones: the same drawing with x and y swapped.
+    _arms(rect, cx, cy, w, (left, right), (up, down), t)
+    _arms(lambda a0, c0, a1, c1: rect(c0, a0, c1, a1), cy, cx, h, (up, down), (left, right), t)
+
+
+def _arms(rect: Rect, mid: int, across: int, length: int, arms: tuple[int, int], crossing: tuple[int, int], t: int) -> None:
+    """The two arms along one axis. `rect(along0, across0, along1, across1)` fills pixels by
+    their place along the axis and across it; `mid` and `across` are the centre's; `arms` are
+    the weights towards 0 and towards `length`, `crossing` those of the lines across the centre
+    (before and after it)."""
+    before, after = crossing
+    # How far the lines across reach, so a corner or junction is filled in.
+    reach = min(_span(before, t)[0], _span(after, t)[0]), max(_span(before, t)[1], _span(after, t)[1])
+    for weight, sign in ((arms[1], 1), (arms[0], -1)):
         if weight == NONE:
             continue
         lo, hi = _span(weight, t)
         if weight != DOUBLE:
-            edge = cx + _reach(up, down, sign, v_lo, v_hi, t)
+            lines = [(across + lo, across + hi, mid + _reach(before, after, sign, *reach, t))]
+        else:
+            # Two lines: each stops where it meets a double line across, or runs on to the far one.
+            lines = []
+            for start, near, far in ((across + lo, before, after), (across + hi - t + 1, after, before)):
+                if near == DOUBLE:
+                    edge = (mid + hi - t + 1) if sign > 0 else (mid + lo + t - 1)
+                elif far == DOUBLE:
+                    edge = (mid + lo) if sign > 0 else (mid + hi)
+                elif before or after:
+                    edge = mid + (reach[0] if sign > 0 else reach[1])
+                else:
+                    edge = mid
+                lines.append((start, start + t - 1, edge))
+        for a0, a1, edge in lines:
             if sign > 0:
-                rect(edge, cy + lo, w - 1, cy + hi)
+                rect(edge, a0, length - 1, a1)
             else:
-                rect(0, cy + lo, edge, cy + hi)
-            continue
-        # Two lines: each stops where it meets a double vertical line, or runs on to the far one.
-        for y0, near, far in ((cy + lo, up, down), (cy + hi - t + 1, down, up)):
-            if near == DOUBLE:
-                edge = (cx + hi - t + 1) if sign > 0 else (cx + lo + t - 1)
-            elif far == DOUBLE:
-                edge = (cx + lo) if sign > 0 else (cx + hi)
-            elif up or down:
-                edge = cx + (v_lo if sign > 0 else v_hi)
-            else:
-                edge = cx
-            if sign > 0:
-                rect(edge, y0, w - 1, y0 + t - 1)
-            else:
-                rect(0, y0, edge, y0 + t - 1)
-    # Vertical arms.
-    for weight, sign in ((down, 1), (up, -1)):
-        if weight == NONE:
-            continue
-        lo, hi = _span(weight, t)
-        if weight != DOUBLE:
-            edge = cy + _reach(left, right, sign, h_lo, h_hi, t)
-            if sign > 0:
-                rect(cx + lo, edge, cx + hi, h - 1)
-            else:
-                rect(cx + lo, 0, cx + hi, edge)
-            continue
-        for x0, near, far in ((cx + lo, left, right), (cx + hi - t + 1, right, left)):
-            if near == DOUBLE:
-                edge = (cy + hi - t + 1) if sign > 0 else (cy + lo + t - 1)
-            elif far == DOUBLE:
-                edge = (cy + lo) if sign > 0 else (cy + hi)
-            elif left or right:
-                edge = cy + (h_lo if sign > 0 else h_hi)
-            else:
-                edge = cy
-            if sign > 0:
-                rect(x0, edge, x0 + t - 1, h - 1)
-            else:
-                rect(x0, 0, x0 + t - 1, edge)
+                rect(0, a0, edge, a1)
 
 
 def _arc(image: Any, code: int, w: int, h: int, t: int) -> None:

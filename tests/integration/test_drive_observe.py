@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import shutil
 import subprocess
 import sys
@@ -14,25 +13,6 @@ from tests.conftest import Cli, wait_until
 
 pytestmark = pytest.mark.integration
 FIXTURES = Path(__file__).resolve().parent.parent / "fixtures"
-# Ghostty's engine comes with agent-tty[fast] (scripts/quickstart installs it); a plain install,
-# such as the typer-range venvs or a musl machine, has pyte only.
-BACKENDS = [
-    pytest.param("ghostty", marks=pytest.mark.skipif(importlib.util.find_spec("pyghostty") is None, reason="pyghostty is not installed (agent-tty[fast])")),
-    "pyte",
-]
-
-
-@pytest.fixture(params=BACKENDS)
-def tty(request, cli: Cli) -> Cli:  # type: ignore[no-untyped-def]
-    """The CLI, with the host's screen backend chosen for the whole test."""
-    original = cli.env
-
-    def env(extra=None):  # type: ignore[no-untyped-def]
-        return original({"AGENT_TTY_SCREEN": request.param, **(extra or {})})
-
-    cli.env = env  # type: ignore[method-assign]
-    cli.backend = request.param  # type: ignore[attr-defined]
-    return cli
 
 
 def fixture(name: str, *args: str) -> tuple[str, ...]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import fcntl
 import hashlib
-import importlib.util
 import json
 import os
 import random
@@ -19,13 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Cli, wait_until
+from tests.conftest import HAS_GHOSTTY, Cli, wait_until
 
 pytestmark = pytest.mark.integration
-BACKENDS = [
-    pytest.param("ghostty", marks=pytest.mark.skipif(importlib.util.find_spec("pyghostty") is None, reason="pyghostty is not installed (agent-tty[fast])")),
-    "pyte",
-]
 POSTAMBLE_ECHO = ("7770", "\\033]")
 """What the echo of `; printf '\\033]7770;%s;%s\\007' TOKEN $?` would put on a line."""
 ECHO_IN_STREAM = ("printf '\\033", "7770;%s;%s")
@@ -37,19 +32,6 @@ PROMPT_LINE = r"^\$$"
 # n = 73 - k: the margin falls before it (k=0), inside it, on its last character (k=45) and
 # just after it (k=46); 3 fits on one row and 130 takes three.
 WRAPS = (3, 73, 72, 63, 53, 43, 28, 27, 130)
-
-
-@pytest.fixture(params=BACKENDS)
-def tty(request, cli: Cli) -> Cli:  # type: ignore[no-untyped-def]
-    """The CLI, with the host's screen backend chosen for the whole test."""
-    original = cli.env
-
-    def env(extra=None):  # type: ignore[no-untyped-def]
-        return original({"AGENT_TTY_SCREEN": request.param, **(extra or {})})
-
-    cli.env = env  # type: ignore[method-assign]
-    cli.backend = request.param  # type: ignore[attr-defined]
-    return cli
 
 
 def shell(cli: Cli, tmp_path: Path, *argv: str, name: str = "s") -> str:
@@ -283,7 +265,7 @@ def test_every_margin_position_in_the_postamble(program: tuple[str, ...]) -> Non
 
     if shutil.which(program[0]) is None:
         pytest.skip(f"{program[0]} is not installed")
-    backends = ["pyte"] + (["ghostty"] if importlib.util.find_spec("pyghostty") else [])
+    backends = ["pyte"] + (["ghostty"] if HAS_GHOSTTY else [])
     chance = random.Random(7770)
     term = _Pty(*program)
     try:

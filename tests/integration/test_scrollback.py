@@ -2,30 +2,14 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
 
 import pytest
 
 from agent_tty.terminal.screen import SCROLLBACK_LINES, open_screen
-from tests.conftest import Cli, wait_until
+from tests.conftest import HAS_GHOSTTY, NO_GHOSTTY, Cli, wait_until
 
 pytestmark = pytest.mark.integration
-HAS_GHOSTTY = importlib.util.find_spec("pyghostty") is not None
-NO_GHOSTTY = pytest.mark.skipif(not HAS_GHOSTTY, reason="pyghostty is not installed (agent-tty[fast])")
-BACKENDS = [pytest.param("ghostty", marks=NO_GHOSTTY), "pyte"]
-
-
-@pytest.fixture(params=BACKENDS)
-def tty(request, cli: Cli) -> Cli:  # type: ignore[no-untyped-def]
-    """The CLI, with the host's screen backend chosen for the whole test."""
-    original = cli.env
-
-    def env(extra=None):  # type: ignore[no-untyped-def]
-        return original({"AGENT_TTY_SCREEN": request.param, **(extra or {})})
-
-    cli.env = env  # type: ignore[method-assign]
-    return cli
 
 
 def bash(cli: Cli) -> str:

@@ -31,6 +31,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli, agent_tty_command, beats, pid_alive, processes_of_home, wait_until
+from tests.platforms.namespaces import in_cgroup, remove_cgroup_tree
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 pytestmark = [
@@ -62,9 +63,6 @@ while True:
     except ChildProcessError:
         time.sleep(0.05)
 """
-# `docker exec`: join the container's cgroup (so /proc/self/cgroup reads 0::/ inside), then its
-# cgroup, mount and pid namespaces.
-EXEC = 'cg=$1; pid=$2; shift 2; echo $$ > "$cg/cgroup.procs" && exec nsenter --target "$pid" --cgroup --mount --pid -- "$@"'
 
 
 @dataclass
@@ -101,41 +99,6 @@ def _pid1_of(cgroup: Path) -> int | None:
     return None
 
 
-def _remove_tree(top: Path) -> None:
-    """End every process left in `top` and below (all of them this test's), by pid; remove
-    the folders, deepest first."""
-    if not top.is_dir():
-        return
-    folders = [Path(root) for root, _dirs, _files in os.walk(top, topdown=False)]
-
-    def emptied() -> bool:
-        for folder in folders:
-            try:
-                pids = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
-            except OSError:
-                continue
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        return "populated 0" in (top / "cgroup.events").read_text().splitlines()
-
-    wait_until(emptied, timeout=15, what=f"{top} to empty")
-    for folder in folders:
-        wait_until(lambda f=folder: _rmdir(f), timeout=5, what=f"{folder} removed")  # type: ignore[misc]
-
-
-def _rmdir(folder: Path) -> bool:
-    try:
-        folder.rmdir()
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return True
-
-
 @pytest.fixture
 def container(cli: Cli, tmp_path: Path) -> Iterator[Callable[[bool], Container]]:
     """start(read_only) sets up the container; at the end everything in it is killed (its PID 1,
@@ -165,14 +128,12 @@ def container(cli: Cli, tmp_path: Path) -> Iterator[Callable[[bool], Container]]
                 "READY": str(ready),
                 "PY": sys.executable,
                 "REAP": REAP,
-                "INIT": INIT,
             }
         )
-        unshare = "unshare --cgroup --pid --mount --fork --mount-proc --propagation private --kill-child"
-        # The shell moves itself into the new cgroup, then becomes unshare: the cgroup namespace's
-        # root is that cgroup. --kill-child: PID 1 (and with it the namespace) dies with unshare.
+        # --kill-child: PID 1 (and with it the namespace) dies with unshare.
+        unshare = ["unshare", "--cgroup", "--pid", "--mount", "--fork", "--mount-proc", "--propagation", "private", "--kill-child"]
         process = subprocess.Popen(
-            ["sh", "-c", f'echo $$ > "$0/cgroup.procs" && exec {unshare} sh -c "$INIT"', str(top)],
+            in_cgroup(top, [*unshare, "sh", "-c", INIT]),
             env=env,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -183,7 +144,10 @@ def container(cli: Cli, tmp_path: Path) -> Iterator[Callable[[bool], Container]]
         assert process.poll() is None, process.stderr.read() if process.stderr else ""
         pid1 = wait_until(lambda: _pid1_of(top), timeout=5, what="the container's PID 1")
         inside = Cli(cli.home)
-        inside.command = ["sh", "-c", EXEC, "docker-exec", str(top), str(pid1), *agent_tty_command()]
+        # `docker exec`: join the container's cgroup (so /proc/self/cgroup reads 0::/ inside),
+        # then its cgroup, mount and pid namespaces.
+        nsenter = ["nsenter", "--target", str(pid1), "--cgroup", "--mount", "--pid", "--"]
+        inside.command = in_cgroup(top, [*nsenter, *agent_tty_command()])
         inside.pin = None  # what the container chooses by itself
         box = Container(top, process, pid1, inside)
         started.append(box)
@@ -199,7 +163,7 @@ def container(cli: Cli, tmp_path: Path) -> Iterator[Callable[[bool], Container]]
                 pass
             box.unshare.kill()
             box.unshare.communicate(timeout=10)
-        _remove_tree(top)
+        remove_cgroup_tree(top)
 
 
 def _fork_chain_session(box: Container, beat: Path) -> str:

@@ -18,7 +18,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -27,6 +26,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import Cli, agent_tty_command, default_mechanism, wait_until
+from tests.platforms.namespaces import in_cgroup, remove_cgroup_tree
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 pytestmark = [
@@ -176,40 +176,6 @@ fi
 """
 
 
-def _kill_and_remove_cgroup(top: Path) -> None:
-    """End every process in `top` and below (all of them this test's), by pid; remove the folders."""
-    if not top.is_dir():
-        return
-    folders = [Path(root) for root, _dirs, _files in os.walk(top, topdown=False)]
-
-    def emptied() -> bool:
-        for folder in folders:
-            try:
-                pids = [int(p) for p in (folder / "cgroup.procs").read_text().split()]
-            except OSError:
-                continue
-            for pid in pids:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
-        return "populated 0" in (top / "cgroup.events").read_text().splitlines()
-
-    wait_until(emptied, timeout=15, what=f"{top} to empty")
-    for folder in folders:
-        wait_until(lambda f=folder: _rmdir(f), what=f"{folder} removed")  # type: ignore[misc]
-
-
-def _rmdir(folder: Path) -> bool:
-    try:
-        folder.rmdir()
-    except FileNotFoundError:
-        return True
-    except OSError:
-        return False
-    return True
-
-
 @pytest.fixture
 def ns_cgroup(cli: Cli, tmp_path: Path) -> Iterator[Path]:
     """A cgroup of this test's own at the real root, to start the namespace in (so the
@@ -224,7 +190,7 @@ def ns_cgroup(cli: Cli, tmp_path: Path) -> Iterator[Path]:
     try:
         yield top
     finally:
-        _kill_and_remove_cgroup(top)
+        remove_cgroup_tree(top)
 
 
 def _start_in_namespace(cli: Cli, tmp_path: Path, top: Path, unshare: list[str], hold: bool) -> subprocess.Popen[str]:
@@ -235,15 +201,11 @@ def _start_in_namespace(cli: Cli, tmp_path: Path, top: Path, unshare: list[str],
             "WORK": str(tmp_path),
             "AT": " ".join(agent_tty_command()),
             "CGM": str(cgroup2_mount()),
-            "CG": str(top),
-            "INNER": NS_CREATE,
             "HOLD": "1" if hold else "0",
             "AGENT_TTY_MECHANISM": "linux_cgroup",
         }
     )
-    # The shell moves itself into the test's cgroup, then becomes unshare: the new cgroup
-    # namespace's root is that cgroup.
-    argv = ["sh", "-c", 'echo $$ > "$CG/cgroup.procs" && exec ' + " ".join(unshare) + ' sh -c "$INNER"']
+    argv = in_cgroup(top, [*unshare, "sh", "-c", NS_CREATE])
     return subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
