@@ -9,13 +9,9 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import Cli
+from tests.conftest import BACKENDS, Cli
 
 pytestmark = pytest.mark.integration
-BACKENDS = [
-    pytest.param("ghostty", marks=pytest.mark.skipif(importlib.util.find_spec("pyghostty") is None, reason="pyghostty is not installed (agent-tty[fast])")),
-    "pyte",
-]
 PADDING = 8  # agent_tty.terminal.render.PADDING
 COLS, ROWS = 20, 6
 # ✓ and ✗ as vitest prints them, U+E0A3 (a Powerline symbol no installed font has: the missing
