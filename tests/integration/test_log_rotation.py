@@ -106,3 +106,8 @@ def test_chatty_session_log_stays_under_its_bound(cli: Cli, tmp_path: Path) -> N
     exported = cli.run("record", "export", sid, "--out", str(out))
     assert exported.code == 0, exported.stdout + exported.stderr
     assert _cast_screen(out, live["backend"]) == live["lines"]
+    # The recording starts with the oldest kept segment: its checkpoint, then its output.
+    oldest = [json.loads(line) for line in (folder / segments[0]).read_text().splitlines()[1:3]]
+    cast = [json.loads(line) for line in out.read_text().splitlines()[1:3]]
+    assert oldest[0]["type"] == "checkpoint" and cast[0][2] == oldest[0]["data"]
+    assert oldest[1]["type"] == "output" and cast[1][2] == oldest[1]["data"]
