@@ -12,12 +12,23 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from agent_tty.storage.files import FolderGone
 from agent_tty.storage.records import EVENT_LOG_VERSION, LogLoss
+
+SEGMENT_ENV = "AGENT_TTY_LOG_SEGMENT_MB"
+SEGMENT_MB = 64
+"""N: the log starts a new file once events.jsonl passes this many MiB (AGENT_TTY_LOG_SEGMENT_MB,
+read by the host, overrides it: tests use 2) and at least N/2 of them came after its checkpoint:
+a checkpoint as big as N (a small N, a wide screen) never makes it rotate again at once."""
+SEGMENTS_KEPT = 1
+"""K (at least 1): old segments kept beside events.jsonl. The log's disk bound is (K+1) times N,
+plus the next file's checkpoint while it is written, plus a read or two (docs/USAGE.md, Limits)."""
+CHECKPOINT_CHUNK = 1 << 20
+"""Bytes of checkpoint data per event: a line far below the readers' LINE_MAX at any size."""
 
 RETRY_FIRST_S = 0.1
 """After a failed write, the log tries again this long after; each further failure doubles it..."""
@@ -38,10 +49,36 @@ def _line(obj: dict[str, Any]) -> bytes:
     return json.dumps(obj, separators=(",", ":")).encode() + b"\n"
 
 
+def segment_bytes(environ: Mapping[str, str] = os.environ) -> int:
+    """N in bytes; a value that is no positive number of MiB is ignored."""
+    raw = environ.get(SEGMENT_ENV, "")
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not 0 < value <= 1 << 20:
+        value = SEGMENT_MB
+    return max(1, int(value * (1 << 20)))
+
+
 class EventLog:
     def __init__(self, fd: int, seq: int) -> None:
         self._fd = fd
         self.seq = seq
+        self.folder: Path | None = None
+        """The session folder, for rotation; None: this log never rotates."""
+        self.session_id = ""
+        self.started_at = 0.0
+        self.segment_bytes = segment_bytes()
+        self.size = 0
+        """Bytes in the current file, as we wrote them."""
+        self.checkpoint_end = 0
+        """Where the current file's checkpoint ends (0: it has none)."""
+        self.rotations = 0
+        self.rotate_error = ""
+        """Why the last rotation failed ("" once one succeeds): the log stays whole meanwhile."""
+        self._rotate_delay = RETRY_FIRST_S
+        self._rotate_at = 0.0
         self.lost: LogLoss | None = None
         """Everything this log has lost so far (the manifest's `logIncomplete`); None: nothing."""
         self.failing = False
@@ -63,16 +100,15 @@ class EventLog:
         except FileNotFoundError:
             raise FolderGone(path) from None
         log = cls(fd, 0)
-        if os.fstat(fd).st_size == 0:
-            header = {
-                "version": EVENT_LOG_VERSION,
-                "sessionId": session_id,
-                "cols": cols,
-                "rows": rows,
-                "startedAt": time.time(),
-            }
-            log._write(_line(header), keep=True, data=None)
+        log.folder, log.session_id, log.started_at = path.parent, session_id, time.time()
+        log.size = os.fstat(fd).st_size
+        if log.size == 0:
+            log._write(log._header(cols, rows), keep=True, data=None)
         return log
+
+    def _header(self, cols: int, rows: int) -> bytes:
+        header = {"version": EVENT_LOG_VERSION, "sessionId": self.session_id, "cols": cols, "rows": rows, "startedAt": self.started_at}
+        return _line(header)
 
     # ------------------------------------------------------------------ writing
 
@@ -84,6 +120,7 @@ class EventLog:
             self.error = f"{err.strerror or err} ({err.__class__.__name__})"
             return False
         if written == len(line):
+            self.size += written
             return True
         self.error = f"short write ({written} of {len(line)} bytes)"
         try:
@@ -157,6 +194,71 @@ class EventLog:
     def output(self, data: bytes, hide: list[int] | None = None, echo_end: int | None = None) -> int:
         """`hide` and `echo_end` are what readers leave out of `data` (ADR 0007); None: nothing."""
         return self.append("output", data=data.decode("utf-8", "surrogateescape"), hide=hide, echo_end=echo_end)
+
+    # ------------------------------------------------------------------ rotation (ADR 0015)
+
+    def rotation_due(self) -> bool:
+        """Past N bytes, N/2 of them after the checkpoint, with every write through (a failing
+        log retries its own writes first), and not within the back-off of a failed rotation."""
+        return (
+            self.folder is not None
+            and self.size >= self.segment_bytes
+            and self.size - self.checkpoint_end >= self.segment_bytes // 2
+            and not self.failing
+            and time.monotonic() >= self._rotate_at
+        )
+
+    def rotate(self, checkpoint: bytes, cols: int, rows: int) -> bool:
+        """Start a new events.jsonl: a header at `cols` x `rows`, then `checkpoint` (a VT byte
+        stream that rebuilds the screen on a fresh one of that size) in `checkpoint` events.
+        The current file stays as events.<seq>.jsonl; old ones beyond SEGMENTS_KEPT go. Any
+        failure (a full disk) leaves the current file as it was, appended to as before, and
+        the rotation is tried again after a back-off. True once rotated."""
+        from agent_tty.storage import segments
+
+        assert self.folder is not None
+        seq, lines = self.seq, [self._header(cols, rows)]
+        for start in range(0, len(checkpoint), CHECKPOINT_CHUNK):
+            seq += 1
+            data = checkpoint[start : start + CHECKPOINT_CHUNK].decode("utf-8", "surrogateescape")
+            lines.append(_line({"seq": seq, "time": time.time(), "type": "checkpoint", "data": data}))
+        try:
+            folder_fd = segments.open_folder(self.folder)
+        except OSError as err:
+            return self._rotation_failed(err)
+        try:
+            try:
+                # The oldest go first: while the next file is written the disk holds K-1 old
+                # files, the current one and the next, so (K+1) N plus a checkpoint at most.
+                segments.prune(folder_fd, SEGMENTS_KEPT - 1)
+                fd = segments.write_next(folder_fd, lines)
+            except OSError as err:
+                return self._rotation_failed(err)
+            try:
+                segments.swap_in_next(folder_fd, self.seq)
+            except OSError as err:
+                os.close(fd)
+                segments.discard_next(folder_fd)
+                return self._rotation_failed(err)
+            size = sum(len(line) for line in lines)
+            old, self._fd = self._fd, fd
+            os.close(old)
+            self.seq, self.size, self.checkpoint_end = seq, size, size
+            self.rotations += 1
+            self.rotate_error, self._rotate_delay = "", RETRY_FIRST_S
+            try:
+                segments.prune(folder_fd, SEGMENTS_KEPT)
+            except OSError:
+                pass  # left for the next rotation
+            return True
+        finally:
+            os.close(folder_fd)
+
+    def _rotation_failed(self, err: OSError) -> bool:
+        self.rotate_error = f"{err.strerror or err} ({err.__class__.__name__})"
+        self._rotate_at = time.monotonic() + self._rotate_delay
+        self._rotate_delay = min(self._rotate_delay * 2, RETRY_MAX_S)
+        return False
 
     def close(self) -> None:
         if self.failing:

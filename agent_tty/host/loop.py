@@ -151,6 +151,8 @@ class Host:
             if not events and not self.live.built and not self.done:
                 self.live.screen()
             self._run_timers()
+            if not self.done:
+                self._rotate_log()
         self._close()
         return 0
 
@@ -555,6 +557,18 @@ class Host:
                 delay = min(delay, self.flag_delay) if delay is not None else self.flag_delay
         if delay is not None and not self.done:
             self.log_timer = self.after(delay, self._retry_log)
+
+    def _rotate_log(self) -> None:
+        """The event log's disk bound (ADR 0015): past its segment size it starts a new file
+        with a checkpoint of the screen. Called once a loop turn, after the appends, when the
+        live screen has been fed everything the log holds."""
+        if not self.events.rotation_due():
+            return
+        from agent_tty.terminal.checkpoint import checkpoint_bytes
+
+        screen = self.live.screen()
+        cols, rows = screen.size
+        self.events.rotate(checkpoint_bytes(screen), cols, rows)
 
     def _kill(self, signal: int) -> None:
         self.platform.kill_group(self.group, signal)

@@ -83,9 +83,11 @@ class ProgramRecord(Record):
     """Plugin data that proves membership (a token); None proves only what the plugin allows."""
 
 
-EventType = Literal["start", "output", "input", "resize", "signal", "exit", "destroy", "marker", "gap"]
+EventType = Literal["start", "output", "input", "resize", "signal", "exit", "destroy", "marker", "gap", "checkpoint"]
 """`gap`: events between its fromSeq and toSeq that the file lacks were lost while writes
-failed (eventsLost, bytesLost, since, error); it is written once writes succeed again."""
+failed (eventsLost, bytesLost, since, error); it is written once writes succeed again.
+`checkpoint`: a rotated log's first events after its header; their data, fed like output to
+a fresh screen of the header's size, rebuilds the screen the older file ended with (ADR 0015)."""
 
 
 @dataclass(frozen=True)

@@ -122,6 +122,8 @@ def replay_events(
     for event in events:
         if event.type == "output":
             screen.feed(shown_bytes(event))
+        elif event.type == "checkpoint":
+            screen.feed(output_bytes(event))  # the screen before this file began (ADR 0015)
         elif event.type == "resize" and event.cols and event.rows:
             _check_logged_size(event.cols, event.rows, f"its resize event {event.seq}")
             screen.resize(event.cols, event.rows)

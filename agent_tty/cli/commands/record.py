@@ -20,6 +20,7 @@ def command(
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid, not_found
     from agent_tty.storage.artifacts import ensure_artifacts
     from agent_tty.storage.files import FolderGone, write_atomic_chunks
+    from agent_tty.storage.segments import log_files
     from agent_tty.terminal.asciicast import CastStats, export_asciicast
 
     if action != "export":
@@ -30,7 +31,7 @@ def command(
     paths = engine.home.session(session_id)
     manifest = engine.read_manifest(paths)
     stats = CastStats()
-    chunks = export_asciicast(paths.events, stats, manifest.term, manifest.name)
+    chunks = export_asciicast(log_files(paths.folder), stats, manifest.term, manifest.name)
     # Written as it is made, to a temp file renamed at the end: a bad log leaves no output.
     target = ensure_artifacts(paths) / "recording.cast" if out is None else Path(out).resolve()
     try:

@@ -1,0 +1,107 @@
+"""The file-system steps of the event log's rotation (ADR 0015), all through the session
+folder's fd and never through a link: the next file is written aside, the current one gets a
+second name, and a rename swaps them, so a reader always finds an events.jsonl."""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable
+from pathlib import Path
+
+from agent_tty.storage.home import EVENTS
+
+NEXT = ".events.next.tmp"
+SEGMENT_RE = re.compile(r"events\.([0-9]{1,20})\.jsonl")
+"""An old segment, named by its last seq: names never shift, and sort by that number."""
+
+
+def segment_name(last_seq: int) -> str:
+    return f"events.{last_seq}.jsonl"
+
+
+def open_folder(folder: Path) -> int:
+    """The session folder's fd, never through a link. FileNotFoundError when it is gone."""
+    return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+
+
+def write_next(folder_fd: int, lines: Iterable[bytes]) -> int:
+    """The next log, written whole and synced under NEXT: its fd, open for appending. An OSError
+    (a full disk) leaves no NEXT behind and the current log untouched."""
+    discard_next(folder_fd)  # a stale one from an earlier try that could not even clean up
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+    fd = os.open(NEXT, flags, 0o600, dir_fd=folder_fd)
+    try:
+        for line in lines:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view) :]
+        os.fsync(fd)
+    except BaseException:
+        os.close(fd)
+        discard_next(folder_fd)
+        raise
+    return fd
+
+
+def discard_next(folder_fd: int) -> None:
+    """Best effort: a NEXT that cannot go now is removed by the next try (or with the folder)."""
+    try:
+        os.unlink(NEXT, dir_fd=folder_fd)
+    except OSError:
+        pass
+
+
+def swap_in_next(folder_fd: int, last_seq: int) -> None:
+    """events.jsonl keeps a second name, events.<last_seq>.jsonl, then NEXT is renamed over it.
+    A failure before the rename leaves events.jsonl as it was (the second name is dropped)."""
+    old = segment_name(last_seq)
+    try:
+        os.unlink(old, dir_fd=folder_fd)  # only a failed try on this same log made one
+    except FileNotFoundError:
+        pass
+    os.link(EVENTS, old, src_dir_fd=folder_fd, dst_dir_fd=folder_fd, follow_symlinks=False)
+    try:
+        os.rename(NEXT, EVENTS, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+    except BaseException:
+        try:
+            os.unlink(old, dir_fd=folder_fd)
+        except OSError:
+            pass
+        raise
+    try:
+        os.fsync(folder_fd)  # the new names outlive a crash
+    except OSError:
+        pass
+
+
+def _segments(names: Iterable[str]) -> list[tuple[int, str]]:
+    found = []
+    for name in names:
+        match = SEGMENT_RE.fullmatch(name)
+        if match:
+            found.append((int(match.group(1)), name))
+    return sorted(found)
+
+
+def prune(folder_fd: int, keep: int) -> None:
+    """Unlink all but the newest `keep` old segments. Errors wait for the next rotation."""
+    segments = _segments(os.listdir(folder_fd))
+    for _seq, name in segments[: max(0, len(segments) - keep)]:
+        try:
+            os.unlink(name, dir_fd=folder_fd)
+        except FileNotFoundError:
+            pass
+
+
+def log_files(folder: Path) -> list[Path]:
+    """The kept old segments, oldest first, then events.jsonl: the whole log still on disk."""
+    try:
+        fd = open_folder(folder)
+    except (FileNotFoundError, NotADirectoryError):
+        return [folder / EVENTS]
+    try:
+        names = os.listdir(fd)
+    finally:
+        os.close(fd)
+    return [folder / name for _seq, name in _segments(names)] + [folder / EVENTS]
