@@ -38,6 +38,7 @@ BUILTIN_PLUGINS: dict[str, tuple[str, tuple[str, ...]]] = {
     "linux_cgroup": ("agent_tty_plugins.linux_cgroup", ("linux",)),
     "linux_autogroup": ("agent_tty_plugins.linux_autogroup", ("linux",)),
     "macos_ps": ("agent_tty_plugins.macos_ps", ("darwin", "linux")),
+    "windows_conpty": ("agent_tty_plugins.windows_conpty", ("win32",)),
 }
 
 

@@ -157,10 +157,20 @@ class PosixSystem(System):
 
 
 class WindowsSystem(System):
-    """Windows: the transport and launch arrive with the windows_conpty plugin."""
+    """Windows: the windows_conpty plugin runs programs; the host's transport is not built."""
 
     name = "windows"
-    reason = "Windows support (the windows_conpty plugin: ConPTY, a named-pipe transport, ACL checks on the Home) is not built yet"
+    reason = (
+        "the windows_conpty plugin (ConPTY, a Job Object per session) is built, but the host's "
+        "transport (a named pipe), the Home's ACL checks and the storage layer's Windows path are not"
+    )
+
+    def detached(self) -> dict[str, Any]:
+        # No console of its own (no window, no ^C from the caller's console), its own group.
+        import subprocess
+
+        flags = getattr(subprocess, "DETACHED_PROCESS", 0x8) | getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0x200)
+        return {"creationflags": flags}
 
 
 @cache

@@ -117,10 +117,10 @@ def test_default_install_resolves(name: str, resolutions: dict[tuple[str, str], 
     assert _has_pyghostty(resolution) == (name in DEFAULT_HAS_PYGHOSTTY), resolution.describe()
     # The terminal and screen a session needs are there on every platform.
     windows = name.startswith("win")
-    for package in ("typer", "click", "pluggy", "pyte", "pillow", "fontpkg-jetbrains-mono"):
+    for package in ("typer", "click", "pluggy", "pyte", "pillow", "fontpkg-jetbrains-mono", "psutil"):
         assert package in resolution.packages, resolution.describe()
-    for package in ("psutil", "ptyprocess"):
-        assert (package in resolution.packages) != windows, resolution.describe()
+    # The terminal: ptyprocess (POSIX-only) off Windows, pywinpty (ConPTY) on it, never both.
+    assert ("ptyprocess" in resolution.packages) != windows, resolution.describe()
     assert ("pywinpty" in resolution.packages) == windows, resolution.describe()
 
 
