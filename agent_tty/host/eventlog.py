@@ -87,6 +87,8 @@ class EventLog:
         """The last write error, for host.log and the gap event."""
         self.on_failing: Callable[[], None] | None = None
         """Called when writes start to fail (the host arms its retry timer)."""
+        self._cut_to: int | None = None
+        """Where a short write's half line must be cut off before anything else is written."""
         self._kept: list[bytes] = []
         self._kept_bytes = 0
         self._gap: dict[str, Any] | None = None
@@ -113,7 +115,16 @@ class EventLog:
     # ------------------------------------------------------------------ writing
 
     def _put(self, line: bytes) -> bool:
-        """One whole line or nothing: a short write (the disk filled mid-line) is cut back off."""
+        """One whole line or nothing: a short write (the disk filled mid-line) is cut back off,
+        and nothing is written after a cut that did not succeed yet (a line appended to half a
+        line would make the log unreadable from there)."""
+        if self._cut_to is not None:
+            try:
+                os.ftruncate(self._fd, self._cut_to)
+            except OSError as err:
+                self.error = f"cannot cut a short line: {err.strerror or err}"
+                return False
+            self._cut_to = None
         try:
             written = os.write(self._fd, line)
         except OSError as err:
@@ -124,10 +135,16 @@ class EventLog:
             return True
         self.error = f"short write ({written} of {len(line)} bytes)"
         try:
-            end = os.lseek(self._fd, 0, os.SEEK_CUR)  # O_APPEND: the end of what we wrote
-            os.ftruncate(self._fd, end - written)
+            end = os.fstat(self._fd).st_size  # O_APPEND: what we wrote ends the file
         except OSError:
-            pass  # a reader drops a cut last line; the next line then starts a new one
+            end = None
+        if end is not None:
+            self._cut_to = end - written
+            try:
+                os.ftruncate(self._fd, self._cut_to)
+                self._cut_to = None
+            except OSError:
+                pass  # cut again before the next write (a reader drops a cut last line)
         return False
 
     def _write(self, line: bytes, keep: bool, data: str | None) -> None:
@@ -173,6 +190,13 @@ class EventLog:
             self._gap = None
         self.failing = False
         return None
+
+    def give_up_kept(self) -> None:
+        """The host ends while writes still fail: the events kept for a retry are lost too."""
+        for _line_kept in self._kept:
+            self._count_lost(0)
+        self._kept.clear()
+        self._kept_bytes = 0
 
     def _back_off(self) -> float:
         self._delay = min(self._delay * 2, RETRY_MAX_S)
@@ -255,7 +279,11 @@ class EventLog:
             os.close(folder_fd)
 
     def _rotation_failed(self, err: OSError) -> bool:
-        self.rotate_error = f"{err.strerror or err} ({err.__class__.__name__})"
+        return self.rotation_failed(f"{err.strerror or err} ({err.__class__.__name__})")
+
+    def rotation_failed(self, reason: str) -> bool:
+        """The rotation is tried again after a back-off (0.1 s doubling to 5 s)."""
+        self.rotate_error = reason
         self._rotate_at = time.monotonic() + self._rotate_delay
         self._rotate_delay = min(self._rotate_delay * 2, RETRY_MAX_S)
         return False

@@ -42,6 +42,10 @@ IDLE_BUILD_S = 0.05
 """With no event for this long, the host builds its screen model (see LiveScreen)."""
 HOLD_S = 0.05
 """An escape sequence cut by a read, mid-echo, waits this long at most for its end (ADR 0007)."""
+PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
+"""Bracketed paste (DECSET 2004): what the program reads around a paste."""
+ACCEPT_PAUSE_S = 0.1
+"""After a failed accept (out of descriptors), the host accepts again this long after."""
 INPUT_BACKLOG = 1 << 20
 """Input bytes held for a program that reads slowly: past this, a streamed input's answer
 waits until the program has read down to it (the CLI sends the next part only then)."""
@@ -90,6 +94,8 @@ class Host:
         self.input_waiters: list[tuple[socket.socket, dict[str, Any]]] = []
         """Streamed inputs whose answer waits for the program to read (INPUT_BACKLOG)."""
         self.paste_bracketed = False
+        self.paste_open = False
+        """A streamed bracketed paste whose end bracket has not gone to the program yet."""
         self.marker_tail = b""
         self.echo: EchoFilter | None = None
         """Hides the echo of the last `run`'s completion postamble (ADR 0007)."""
@@ -316,8 +322,12 @@ class Host:
             self._reply(conn, result)
             conn.close()
 
-    def _input(self, data: bytes, kind: str) -> int:
+    def _input(self, data: bytes, kind: str, continues_paste: bool = False) -> int:
         self._require_commandable()
+        if self.paste_open and not continues_paste:
+            # A streamed paste that stopped part-way (its CLI gave up or died) or that another
+            # input cut into: its end bracket goes first, so this input is not taken as pasted.
+            data, self.paste_open = PASTE_END + data, False
         self._flush_held()  # output that came before this input is logged before it
         seq = self.events.append("input", data=data.decode("utf-8", "surrogateescape"), kind=kind)
         self.last_activity = time.monotonic()
@@ -475,13 +485,23 @@ class Host:
 
         poll()
 
+    def _settle_log(self) -> None:
+        """Before the last record: one more try of the log's waiting writes; what still cannot
+        be written is counted as lost, so the last record's `logIncomplete` says so."""
+        if self.events.failing:
+            self.events.retry(force=True)
+            if self.events.failing:
+                self.events.give_up_kept()
+
     def _finish_exited(self) -> None:
+        self._settle_log()
         if self._write(status=Status.EXITED, ended_at=time.time(), **self._exit_fields()):
             self.done = True
         elif not self.done:
             self._retry_later(self._finish_exited)
 
     def _finish_destroyed(self) -> None:
+        self._settle_log()
         # DestroyRecordsDestroyed: the marker first, then the record that keeps the exit code.
         try:
             write_marker(self.paths.destroyed_marker)
@@ -568,7 +588,12 @@ class Host:
 
         screen = self.live.screen()
         cols, rows = screen.size
-        self.events.rotate(checkpoint_bytes(screen), cols, rows)
+        try:
+            checkpoint = checkpoint_bytes(screen)
+        except Exception as err:  # a screen backend's error: the log grows until the next try
+            self.events.rotation_failed(f"checkpoint: {type(err).__name__}: {err}")
+            return
+        self.events.rotate(checkpoint, cols, rows)
 
     def _kill(self, signal: int) -> None:
         self.platform.kill_group(self.group, signal)
@@ -626,9 +651,19 @@ class Host:
             conn, _ = self.server.accept()
         except (BlockingIOError, InterruptedError):
             return
+        except OSError:
+            # Out of descriptors (EMFILE, ENFILE) or a caller gone mid-accept: the caller
+            # waits in the queue; stop accepting for a moment rather than spin or die.
+            self.selector.unregister(self.server)
+            self.after(ACCEPT_PAUSE_S, self._resume_accept)
+            return
         conn.setblocking(False)
         self.buffers[conn] = bytearray()
         self.selector.register(conn, selectors.EVENT_READ, self._on_request_data)
+
+    def _resume_accept(self) -> None:
+        if self.server is not None and not self.done:
+            self.selector.register(self.server, selectors.EVENT_READ, self._on_accept)
 
     def _drop(self, conn: socket.socket) -> None:
         try:
@@ -758,14 +793,19 @@ class Host:
             data = str(request.get("data", "")).encode("utf-8", "surrogateescape")
             kind = request.get("kind") if request.get("kind") in ("type", "paste") else "type"
             part = request.get("part")  # a streamed input: "first", "more", "last"; None: whole
+            continues = kind == "paste" and part in ("more", "last")
             if kind == "paste":
                 self._require_commandable()
-                if part in (None, "first"):
+                if not continues:
                     self.paste_bracketed = self.live.screen().bracketed_paste()
                 if self.paste_bracketed:
-                    opens, closes = part in (None, "first"), part in (None, "last")
-                    data = (b"\x1b[200~" if opens else b"") + data + (b"\x1b[201~" if closes else b"")
-            result = {"seq": self._input(data, kind), "bytes": len(data)}
+                    # A part after another input closed the bracket opens it again.
+                    opens = not continues or not self.paste_open
+                    closes = part in (None, "last")
+                    data = (PASTE_START if opens else b"") + data + (PASTE_END if closes else b"")
+            result = {"seq": self._input(data, kind, continues_paste=continues), "bytes": len(data)}
+            if kind == "paste":
+                self.paste_open = self.paste_bracketed and part in ("first", "more")
             if part is not None and len(self.to_program) > INPUT_BACKLOG:
                 self.input_waiters.append((conn, result))
                 return None

@@ -90,8 +90,8 @@ def prune(folder_fd: int, keep: int) -> None:
     for _seq, name in segments[: max(0, len(segments) - keep)]:
         try:
             os.unlink(name, dir_fd=folder_fd)
-        except FileNotFoundError:
-            pass
+        except OSError:
+            pass  # gone already, or not a file of ours (a folder by that name): never fatal
 
 
 def log_files(folder: Path) -> list[Path]:

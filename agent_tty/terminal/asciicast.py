@@ -71,13 +71,21 @@ def export_asciicast(
         yield ("\n".join(lines) + "\n").encode("utf-8")
 
 
+REDRAW = "\x1b[?1049l\x1b[0m\x1b[H\x1b[2J"
+"""Before a checkpoint that follows missing events: the primary screen, cleared."""
+
+
 def _events(files: list[Path], term: str, title: str | None) -> Iterator[tuple[Event | None, float, str | None]]:
     """Every event of the files in order, with the recording's time zero; the first carries
     the .cast header, made from the first file's header (a log of no events: None and it).
     A segment gone before it was opened (a live host pruned it meanwhile) is skipped: the
-    next file starts with its own checkpoint, which is then the first."""
+    next file starts with its own checkpoint, which is then the first. Seqs only go up: an
+    event seen in an earlier file (a host that died between naming the old file and swapping
+    in the new one) is skipped, and a later file's checkpoint is kept when the events before
+    it are missing (a rotation during the export), drawn on a cleared screen."""
     base: float | None = None
     opened = 0
+    last_seq = 0
     for index, path in enumerate(files):
         with contextlib.ExitStack() as stack:
             try:
@@ -87,13 +95,21 @@ def _events(files: list[Path], term: str, title: str | None) -> Iterator[tuple[E
                     continue
                 raise
             opened += 1
+            first_of_file, keeps_checkpoint = True, opened == 1
             for event in events:
+                if event.seq <= last_seq:
+                    continue
+                if first_of_file and last_seq and event.seq != last_seq + 1 and event.type == "checkpoint":
+                    keeps_checkpoint = True  # what came before it is missing: it redraws
+                    event = event.replace(data=REDRAW + (event.data or ""))
+                first_of_file = False
                 if base is None:
                     # A rotated log's recording starts at its checkpoint, not at the session's start.
                     base = event.time if event.type == "checkpoint" else header.started_at
                     yield event, base, _head(header, base, term, title)
-                elif event.type != "checkpoint" or opened == 1:
+                elif event.type != "checkpoint" or keeps_checkpoint:
                     yield event, base, None
+                last_seq = event.seq
     if base is None:
         with open_log(files[-1]) as (header, _no_events):
             yield None, header.started_at, _head(header, header.started_at, term, title)

@@ -2,7 +2,7 @@
 
 Python's `re` backtracks: `(a+)+$` against 27 `a` and a `!` runs for minutes, and the host is
 single-threaded, so one such wait would stall every command of its session. sre checks for
-signals while it matches, so a one-shot SIGALRM timer whose handler raises stops a runaway
+signals while it matches, so a one-shot SIGVTALRM timer (CPU time) whose handler raises stops a runaway
 match at the budget (ADR 0014). google-re2 has no such case, but its syntax is not Python's
 (no backreferences, no lookaround) and it has no wheel for every platform we support.
 """
@@ -37,8 +37,8 @@ def _on_alarm(_signum: int, _frame: FrameType | None) -> None:
 
 
 def _can_guard() -> bool:
-    """Signal handlers run in the main thread only, and not every platform has SIGALRM."""
-    return hasattr(signal, "setitimer") and threading.current_thread() is threading.main_thread()
+    """Signal handlers run in the main thread only, and not every platform has SIGVTALRM."""
+    return hasattr(signal, "SIGVTALRM") and threading.current_thread() is threading.main_thread()
 
 
 @contextmanager
@@ -49,17 +49,19 @@ def _budget(pattern: re.Pattern[str], seconds: float) -> Iterator[None]:
         return
     if not _installed:
         # Installed once and kept: restoring the old handler could let a late alarm kill us.
-        signal.signal(signal.SIGALRM, _on_alarm)
+        signal.signal(signal.SIGVTALRM, _on_alarm)
         _installed = True
-    _armed = True
-    signal.setitimer(signal.ITIMER_REAL, seconds)
     try:
+        # CPU time of this process, not wall time: a loaded machine or a host that was
+        # stopped and resumed does not fail a pattern that is not itself slow.
+        _armed = True
+        signal.setitimer(signal.ITIMER_VIRTUAL, seconds)
         yield
     except _Expired:
         raise too_slow(pattern, seconds) from None
     finally:
         _armed = False
-        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.setitimer(signal.ITIMER_VIRTUAL, 0)
 
 
 def too_slow(pattern: re.Pattern[str], seconds: float = REGEX_BUDGET_S) -> AgentTtyError:

@@ -52,3 +52,22 @@ def test_a_paste_over_the_limit_is_refused_before_anything_is_sent(cli: Cli, tmp
         assert not [e for e in events if e.get("type") == "input"]
     finally:
         cli.run("destroy", sid)
+
+
+def test_a_paste_stream_that_stops_part_way_is_closed_before_the_next_input(cli: Cli) -> None:
+    # A CLI that sent the first part of a bracketed paste and died: the next input (here a
+    # `type`) must not land inside the open bracket, where a shell would never run it.
+    from agent_tty.protocol import rpc
+
+    reader = str(REPO / "tests" / "fixtures" / "echo_input.py")
+    sid = cli.create(sys.executable, reader, "bracketed-paste")["sessionId"]
+    try:
+        assert cli.run("wait", sid, "--text", "ready", "--timeout", "10s").code == 0
+        socket_path = cli.manifest(sid)["socketPath"]
+        rpc.call(socket_path, {"op": "input", "kind": "paste", "data": "abc", "part": "first"}, session_id=sid)
+        assert cli.run("type", sid, "x.").code == 0
+        assert cli.run("wait", sid, "--text", "got", "--timeout", "10s").code == 0
+        screen = cli.run("snapshot", sid).result["lines"]
+        assert any(r"got b'\x1b[200~abc\x1b[201~x.'" in line for line in screen), screen
+    finally:
+        cli.run("destroy", sid)

@@ -4,6 +4,7 @@ callers at a busy host (issue 11, items 6 and 7)."""
 from __future__ import annotations
 
 import os
+import resource
 import shutil
 import signal
 import socket
@@ -81,6 +82,30 @@ def test_two_dozen_callers_of_a_stopped_host_all_get_their_answer(cli: Cli) -> N
         caller.stdout.close()  # type: ignore[union-attr]
         caller.stderr.close()  # type: ignore[union-attr]
     assert [code for code, _ in outcomes] == [0] * 24, outcomes
+    assert cli.run("destroy", sid).code == 0
+
+
+def test_a_host_out_of_descriptors_keeps_its_session(cli: Cli) -> None:
+    # Each waiting caller holds a descriptor of the host; with none left, accept() fails with
+    # EMFILE. That once escaped the host's loop: the host died and took its program with it.
+    sid = cli.create("sh", "-c", "echo ready; sleep 300")["sessionId"]
+    host = cli.manifest(sid)["hostPid"]
+    soft, hard = resource.prlimit(host, resource.RLIMIT_NOFILE)
+    in_use = len(os.listdir(f"/proc/{host}/fd"))
+    resource.prlimit(host, resource.RLIMIT_NOFILE, (in_use + 1, hard))  # one descriptor free
+    try:
+        waits = [cli.start("wait", sid, "--text", "never printed", "--timeout", "2s") for _ in range(4)]
+        wait_until(lambda: all(w.poll() is not None or _has_socket(w.pid) for w in waits), timeout=30, what="callers")
+        time.sleep(1.0)  # the host meets EMFILE with every caller still waiting
+        assert pid_alive(host), "the host died (out of descriptors it cannot even write host.log)"
+    finally:
+        resource.prlimit(host, resource.RLIMIT_NOFILE, (soft, hard))
+    codes = [w.wait(timeout=60) for w in waits]
+    for caller in waits:
+        caller.stdout.close()  # type: ignore[union-attr]
+        caller.stderr.close()  # type: ignore[union-attr]
+    assert codes == [11] * 4  # each one served once a descriptor was free: timed out, not lost
+    assert cli.run("snapshot", sid).code == 0
     assert cli.run("destroy", sid).code == 0
 
 

@@ -78,3 +78,41 @@ def test_retries_back_off_up_to_five_seconds(tmp_path: Path, disk: Disk) -> None
     assert delays == [0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0, 5.0]
     assert 0 < (log.retry() or 0) <= 5.0  # not due yet: only the wait is returned
     log.close()
+
+
+def test_a_half_line_that_could_not_be_cut_is_cut_before_the_next_write(tmp_path: Path, disk: Disk, monkeypatch: pytest.MonkeyPatch) -> None:
+    # A short write whose truncate fails too: a line appended to the half line would make the
+    # log unreadable from there on.
+    path = tmp_path / "events.jsonl"
+    log = EventLog.open(path, "abc", 80, 24)
+    log.output(b"before\n")
+    real_truncate = os.ftruncate
+    refusals = {"left": 1}
+
+    def truncate(fd: int, size: int) -> None:
+        if refusals["left"]:
+            refusals["left"] -= 1
+            raise OSError(errno.EIO, "Input/output error")
+        real_truncate(fd, size)
+
+    monkeypatch.setattr(eventlog.os, "ftruncate", truncate)
+    disk.room = 10
+    log.output(b"cut short\n")
+    assert not path.read_bytes().endswith(b"\n")  # the half line is still there
+    disk.room = None
+    assert log.retry(force=True) is None
+    log.output(b"after\n")
+    events = lines(path)  # every line whole and parseable
+    assert [e.get("type") for e in events] == [None, "output", "gap", "output"]
+    assert [e["seq"] for e in events[1:]] == sorted(e["seq"] for e in events[1:])
+
+
+def test_events_still_kept_when_the_host_ends_are_counted_lost(tmp_path: Path, disk: Disk) -> None:
+    path = tmp_path / "events.jsonl"
+    log = EventLog.open(path, "abc", 80, 24)
+    disk.room = 0
+    log.append("input", data="typed", kind="type")
+    log.append("exit", exit_code=0)
+    assert log.lost is None  # kept for a retry, not lost yet
+    log.give_up_kept()
+    assert log.lost is not None and log.lost.events_lost == 2

@@ -137,3 +137,76 @@ def test_a_checkpoint_rebuilds_the_screen(backend: str, alternate: bool) -> None
     screen.feed(later)
     rebuilt.feed(later)
     assert rebuilt.lines() == screen.lines() and rebuilt.scrollback() == screen.scrollback()
+
+
+def _cast_events(files: list[Path]) -> list[list]:
+    from agent_tty.terminal.asciicast import CastStats, export_asciicast
+
+    text = b"".join(export_asciicast(files, CastStats())).decode()
+    return [json.loads(line) for line in text.splitlines()[1:]]
+
+
+def _rotated_log(tmp_path: Path, rotations: int) -> list[int]:
+    """A log rotated `rotations` times with every segment kept; the last seq of each."""
+    path = tmp_path / "events.jsonl"
+    log = EventLog.open(path, "abc", 40, 10)
+    log.segment_bytes = 8 << 10
+    screen = open_screen(40, 10, None, "pyte")
+    ends = []
+    for _ in range(rotations):
+        while not log.rotation_due():
+            chatty(log, screen, 10)
+        ends.append(log.seq)
+        os.link(path, tmp_path / f"keep.{log.seq}")  # survives the prune, to put back below
+        assert log.rotate(checkpoint_bytes(screen), 40, 10)
+    chatty(log, screen, 3)
+    log.close()
+    for end in ends:
+        if not (tmp_path / f"events.{end}.jsonl").exists():
+            os.rename(tmp_path / f"keep.{end}", tmp_path / f"events.{end}.jsonl")
+        else:
+            os.unlink(tmp_path / f"keep.{end}")
+    return ends
+
+
+def test_an_export_reads_every_event_once_when_a_file_has_two_names(tmp_path: Path) -> None:
+    # A host that died between linking the old file to its seq name and swapping in the next:
+    # events.<seq>.jsonl and events.jsonl are the same file. Its events go out once.
+    (end,) = _rotated_log(tmp_path, 1)
+    os.unlink(tmp_path / "events.jsonl")
+    os.link(tmp_path / f"events.{end}.jsonl", tmp_path / "events.jsonl")
+    from agent_tty.storage.segments import log_files
+
+    once = _cast_events([tmp_path / f"events.{end}.jsonl"])
+    assert _cast_events(log_files(tmp_path)) == once
+
+
+def test_an_export_that_misses_a_segment_redraws_from_the_next_checkpoint(tmp_path: Path) -> None:
+    # A rotation during a live export pruned a segment the export had listed: the next file's
+    # checkpoint is kept (on a cleared screen), so the recording ends on the right screen.
+    from agent_tty.terminal.asciicast import REDRAW
+
+    first, second = _rotated_log(tmp_path, 2)
+    files = [tmp_path / f"events.{first}.jsonl", tmp_path / "events.jsonl"]  # events.<second> missed
+    out = [e for e in _cast_events(files) if e[1] == "o"]
+    redraws = [e for e in out if e[2].startswith(REDRAW)]
+    assert len(redraws) == 1
+    played = open_screen(40, 10, None, "pyte")
+    for event in out:
+        played.feed(event[2].encode())
+    replayed, _seq = replay(tmp_path / "events.jsonl", "pyte")
+    assert played.lines() == replayed.lines()
+
+
+def test_prune_goes_past_a_name_it_cannot_remove(tmp_path: Path) -> None:
+    from agent_tty.storage import segments
+
+    (tmp_path / "events.3.jsonl").mkdir()  # not a file of ours
+    for seq in (5, 9):
+        (tmp_path / f"events.{seq}.jsonl").write_text("{}\n")
+    folder = segments.open_folder(tmp_path)
+    try:
+        segments.prune(folder, 1)
+    finally:
+        os.close(folder)
+    assert sorted(os.listdir(tmp_path)) == ["events.3.jsonl", "events.9.jsonl"]
