@@ -170,4 +170,5 @@ def test_wheel_entry_points(dists: Dists) -> None:
         "linux_cgroup": "agent_tty_plugins.linux_cgroup",
         "linux_autogroup": "agent_tty_plugins.linux_autogroup",
         "macos_ps": "agent_tty_plugins.macos_ps",
+        "windows_conpty": "agent_tty_plugins.windows_conpty",
     }
