@@ -4,7 +4,6 @@ and the first write that succeeds again leaves one consistent log with a gap eve
 from __future__ import annotations
 
 import errno
-import json
 import os
 from pathlib import Path
 
@@ -12,36 +11,7 @@ import pytest
 
 from agent_tty.host import eventlog
 from agent_tty.host.eventlog import EventLog
-
-
-class Disk:
-    """os.write as the log sees it: full (ENOSPC), room for `room` more bytes, or fine."""
-
-    def __init__(self) -> None:
-        self.room: int | None = None
-        self.real = os.write
-
-    def write(self, fd: int, data: bytes) -> int:
-        if self.room is None:
-            return self.real(fd, data)
-        if self.room == 0:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        written = self.real(fd, data[: self.room])
-        self.room -= written
-        return written
-
-
-@pytest.fixture
-def disk(monkeypatch: pytest.MonkeyPatch) -> Disk:
-    fake = Disk()
-    monkeypatch.setattr(eventlog.os, "write", fake.write)
-    return fake
-
-
-def lines(path: Path) -> list[dict]:
-    raw = path.read_bytes()
-    assert raw.endswith(b"\n")
-    return [json.loads(line) for line in raw.splitlines()]
+from tests.unit.fake_disk import Disk, disk, lines  # noqa: F401 - disk is a fixture
 
 
 def test_a_full_disk_drops_output_keeps_input_and_writes_one_gap(tmp_path: Path, disk: Disk) -> None:

@@ -4,7 +4,6 @@ appended to as before, and is tried again after a back-off."""
 
 from __future__ import annotations
 
-import errno
 import json
 import os
 import time
@@ -12,43 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from agent_tty.host import eventlog
 from agent_tty.host.eventlog import SEGMENTS_KEPT, EventLog, segment_bytes
 from agent_tty.terminal.checkpoint import checkpoint_bytes
 from agent_tty.terminal.replay import replay
 from agent_tty.terminal.screen import open_screen
-
-BACKENDS = ["pyte", pytest.param("ghostty", marks=pytest.mark.skipif(not __import__("importlib").util.find_spec("pyghostty"), reason="no pyghostty"))]
-
-
-class Disk:
-    """os.write as the log and its rotation see it: full (ENOSPC), `room` more bytes, or fine."""
-
-    def __init__(self) -> None:
-        self.room: int | None = None
-        self.real = os.write
-
-    def write(self, fd: int, data: bytes) -> int:
-        if self.room is None:
-            return self.real(fd, data)
-        if self.room == 0:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        written = self.real(fd, data[: self.room])
-        self.room -= written
-        return written
-
-
-@pytest.fixture
-def disk(monkeypatch: pytest.MonkeyPatch) -> Disk:
-    fake = Disk()
-    monkeypatch.setattr(eventlog.os, "write", fake.write)
-    return fake
-
-
-def lines(path: Path) -> list[dict]:
-    raw = path.read_bytes()
-    assert raw.endswith(b"\n")
-    return [json.loads(line) for line in raw.splitlines()]
+from tests.conftest import BACKENDS
+from tests.unit.fake_disk import Disk, disk, lines  # noqa: F401 - disk is a fixture
 
 
 def chatty(log: EventLog, screen, count: int) -> None:  # type: ignore[no-untyped-def]
