@@ -674,7 +674,7 @@ GcRemoves ==
                    destroyKilled, hostFailedStart, groupSignalled, waitPassedReused, repaired, leftoverKilled>>
 
 -----------------------------------------------------------------------------
-(* destroy: agent_tty/cli/commands/destroy.py and agent_tty/lifecycle/destroy.py *)
+(* destroy: agent_tty/ops/destroy.py and agent_tty/lifecycle/destroy.py *)
 
 DestroyEnds(result) == dpc' = "done" /\ dResult' = result
 

@@ -139,7 +139,7 @@ LOOP = "agent_tty/host/loop.py"
 WRITER = "agent_tty/host/writer.py"
 FILES = "agent_tty/storage/files.py"
 STATUS = "agent_tty/protocol/status.py"
-DESTROY_CLI = "agent_tty/cli/commands/destroy.py"
+DESTROY_CLI = "agent_tty/ops/destroy.py"
 AUTOGROUP = "plugins/linux_autogroup/__init__.py"
 CGROUP = "plugins/linux_cgroup/__init__.py"
 GROUPS = "plugins/_posix/groups.py"
@@ -216,7 +216,7 @@ GUARDS: dict[str, Callable[[], bool]] = {
     ) and lacks(LOOP, "Host._finish_gave_up", "_write(", "write_marker(")
     and before(LOOP, "Host._wait_group", "if not self.platform.group_alive(self.group):\n    then()"),
     "ReRunsInNewSession": lambda: has(
-        DESTROY_CLI, "command", "elif _runs_inside(engine, paths, session_id):\n    return _rerun_in_new_session(session_id)"
+        DESTROY_CLI, "destroy", "elif _runs_inside(engine, paths, session_id):\n    return _rerun_in_new_session(engine, session_id, force, started)"
     ) and has(DESTROY_CLI, "_rerun_in_new_session", "env = {k: v for k, v in os.environ.items() if k != 'AGENT_TTY_SESSION_ID'}"),
     "InsideCheckReadsEnv": lambda: before(
         DESTROY_CLI, "_runs_inside", "if os.environ.get('AGENT_TTY_SESSION_ID') == session_id:\n    return True",
@@ -322,7 +322,7 @@ COVERED: dict[str, tuple[str, ...]] = {
     WRITER: ("ManifestWriter.write",),
     FILES: ("write_atomic", "write_record", "write_marker", "exists"),
     STATUS: ("STATUS_POLICY",),
-    DESTROY_CLI: ("command", "_runs_inside", "_rerun_in_new_session"),
+    DESTROY_CLI: ("destroy", "_runs_inside", "_rerun_in_new_session"),
     AUTOGROUP: (
         "capture_token", "_shares_host_pids", "_judge", "_judge_leader", "_still_carrier", "_jobs", "_kill_carrier",
         "_kill_jobs", "_still_member", "_frozen_judgement",

@@ -28,8 +28,8 @@ REVIEWED = {
     ("cli/main.py", "_completion", ".mkdir"),
     ("cli/main.py", "_completion", ".write_text"),
     # The user's own --file argument, named on the command line, not in a record.
-    ("cli/commands/live.py", "read_input_file", "open"),
-    ("cli/commands/live.py", "file_chunks", "open"),
+    ("ops/live.py", "read_input_file", "open"),
+    ("ops/live.py", "file_chunks", "open"),
     # --out: the user's own output path, named on the command line.
     ("cli/commands/screenshot.py", "command", ".write_bytes"),
     # The host's own files in its own checked session folder, O_NOFOLLOW.

@@ -8,8 +8,9 @@ from agent_tty.cli.output import emit
 
 
 def command(session_id: str = typer.Argument(..., metavar="ID"), label: str = typer.Argument(..., metavar="LABEL")) -> int:
-    from agent_tty.cli.commands.live import call_live
+    from agent_tty.cli.engine import cli_engine
+    from agent_tty.ops import drive
 
-    result = call_live(session_id, {"op": "mark", "label": label})
-    emit({"sessionId": session_id, **result}, f"seq {result['seq']}")
+    result = drive.mark(cli_engine(), session_id, label)
+    emit(result, f"seq {result['seq']}")
     return 0

@@ -14,12 +14,9 @@ def command(
     text: Optional[str] = typer.Argument(None, metavar="TEXT"),
     file: Optional[str] = typer.Option(None, "--file", help="Paste this file's contents instead of TEXT."),
 ) -> int:
-    from agent_tty.cli.commands.live import file_chunks, send_input, text_chunks
-    from agent_tty.protocol.errors import invalid
+    from agent_tty.cli.engine import cli_engine
+    from agent_tty.ops import drive
 
-    if (text is None) == (file is None):
-        raise invalid("give TEXT or --file, not both")
-    chunks = file_chunks(file) if file is not None else text_chunks(text or "")
-    result = send_input(session_id, "paste", chunks)
-    emit({"sessionId": session_id, **result}, f"seq {result['seq']}")
+    result = drive.paste(cli_engine(), session_id, text, file)
+    emit(result, f"seq {result['seq']}")
     return 0

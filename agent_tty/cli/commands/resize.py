@@ -12,10 +12,9 @@ def command(
     cols: int = typer.Option(..., "--cols"),
     rows: int = typer.Option(..., "--rows"),
 ) -> int:
-    from agent_tty.cli.commands.live import call_live
-    from agent_tty.protocol.values import check_size
+    from agent_tty.cli.engine import cli_engine
+    from agent_tty.ops import drive
 
-    check_size(cols, rows)
-    result = call_live(session_id, {"op": "resize", "cols": cols, "rows": rows})
-    emit({"sessionId": session_id, **result}, f"{session_id} resized to {cols}x{rows}")
+    result = drive.resize(cli_engine(), session_id, cols, rows)
+    emit(result, f"{session_id} resized to {cols}x{rows}")
     return 0

@@ -8,21 +8,6 @@ import typer
 
 from agent_tty.cli.output import emit
 
-DEFAULT_TIMEOUT_MS = 30_000
-RESULT: dict[str, object] = {
-    "seq": None,
-    "completed": False,
-    "timedOut": False,
-    "ended": False,
-    "exitStatus": None,
-    "markerSeq": None,
-    "output": None,
-    "outputTruncated": False,
-    "exitCode": None,
-    "exitSignal": None,
-}
-"""One shape for every outcome (completed, timed out, the program ended, --no-wait): the same
-keys, null where unknown."""
 
 
 def command(
@@ -32,7 +17,9 @@ def command(
     timeout: Optional[str] = typer.Option(None, "--timeout", help="A duration (a bare number is seconds); 0 waits forever (default 30s)."),
     no_wait: bool = typer.Option(False, "--no-wait", help="Return once typed."),
 ) -> int:
-    from agent_tty.cli.commands.live import call_live, parse_timeout_ms, read_input_file, rpc_timeout
+    from agent_tty.cli.engine import cli_engine
+    from agent_tty.ops import drive
+    from agent_tty.ops.live import parse_timeout_ms, read_input_file
     from agent_tty.protocol.errors import invalid
 
     if (shell_command is None) == (file is None):
@@ -40,14 +27,8 @@ def command(
     if file is not None:
         shell_command = read_input_file(file).rstrip("\n")
     assert shell_command is not None
-    if not shell_command.strip():
-        raise invalid("the command is empty")
-    timeout_ms = parse_timeout_ms(timeout, DEFAULT_TIMEOUT_MS)
-    request = {"op": "run", "command": shell_command, "wait": not no_wait, "timeoutMs": timeout_ms}
-    answer = call_live(session_id, request, timeout=rpc_timeout(timeout_ms))
-    result = {"sessionId": session_id, **RESULT, **{key: answer[key] for key in RESULT if key in answer}}
-    if result["seq"] is None:  # a run that did not complete answers with the input's seq
-        result["seq"] = answer.get("seq")
+    timeout_ms = parse_timeout_ms(timeout, drive.RUN_TIMEOUT_MS)
+    result = drive.run(cli_engine(), session_id, shell_command, timeout_ms, wait=not no_wait)
     if result["timedOut"]:
         emit(result, f"timed out waiting for the command to complete (seq {result['seq']})")
         return 11

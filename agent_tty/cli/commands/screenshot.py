@@ -15,12 +15,13 @@ def command(
     session_id: str = typer.Argument(..., metavar="ID"),
     out: Optional[str] = typer.Option(None, "--out", help="Also copy the PNG to this path."),
 ) -> int:
-    from agent_tty.cli.commands.snapshot import take
+    from agent_tty.cli.engine import cli_engine
+    from agent_tty.ops.observe import take_snapshot
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
     from agent_tty.storage.artifacts import ensure_artifacts, save
     from agent_tty.terminal.render import render_png
 
-    snap, paths = take(session_id, structured=True, scrollback=False)
+    snap, paths = take_snapshot(cli_engine(), session_id, structured=True, scrollback=False)
     try:
         png, width, height = render_png(snap)
     except (ImportError, OSError) as err:

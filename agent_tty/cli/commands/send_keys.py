@@ -11,10 +11,9 @@ def command(
     session_id: str = typer.Argument(..., metavar="ID"),
     keys: list[str] = typer.Argument(..., metavar="KEY...", help="Enter, Tab, Escape, Up, Ctrl+C, Alt+x, F1-F12, a single character ..."),
 ) -> int:
-    from agent_tty.cli.commands.live import call_live
-    from agent_tty.terminal.keys import validate_keys
+    from agent_tty.cli.engine import cli_engine
+    from agent_tty.ops import drive
 
-    validate_keys(keys)  # an unknown key is exit 2 before anything is sent
-    result = call_live(session_id, {"op": "keys", "keys": keys})
-    emit({"sessionId": session_id, **result}, f"seq {result['seq']}")
+    result = drive.send_keys(cli_engine(), session_id, keys)
+    emit(result, f"seq {result['seq']}")
     return 0

@@ -11,11 +11,10 @@ def command(
     session_id: str = typer.Argument(..., metavar="ID"),
     signal_name: str = typer.Argument(..., metavar="SIGNAL", help="INT, TERM, HUP, ... or a number."),
 ) -> int:
-    from agent_tty.cli.commands.live import call_live
-    from agent_tty.protocol.values import parse_signal
+    from agent_tty.cli.engine import cli_engine
+    from agent_tty.ops import drive
 
-    number = parse_signal(signal_name)
-    result = call_live(session_id, {"op": "signal", "signal": number})
+    result = drive.signal(cli_engine(), session_id, signal_name)
     where = "the foreground group" if result.get("foreground") else "the program's group"
-    emit({"sessionId": session_id, **result}, f"{result['signal']} sent to {where} {result.get('group')} of {session_id}")
+    emit(result, f"{result['signal']} sent to {where} {result.get('group')} of {session_id}")
     return 0

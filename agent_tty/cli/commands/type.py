@@ -11,8 +11,9 @@ def command(
     session_id: str = typer.Argument(..., metavar="ID"),
     text: str = typer.Argument(..., metavar="TEXT", help="Sent as it is: no key names, no newline added."),
 ) -> int:
-    from agent_tty.cli.commands.live import send_input, text_chunks
+    from agent_tty.cli.engine import cli_engine
+    from agent_tty.ops import drive
 
-    result = send_input(session_id, "type", text_chunks(text))
-    emit({"sessionId": session_id, **result}, f"seq {result['seq']}")
+    result = drive.type_text(cli_engine(), session_id, text)
+    emit(result, f"seq {result['seq']}")
     return 0

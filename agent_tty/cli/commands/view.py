@@ -1,30 +1,8 @@
-"""How a manifest is shown by list and inspect."""
+"""How a session's age is shown by list."""
 
 from __future__ import annotations
 
 import time
-from typing import Any
-
-from agent_tty.storage.records import Manifest
-
-
-def summary(manifest: Manifest) -> dict[str, Any]:
-    return {
-        "sessionId": manifest.session_id,
-        "name": manifest.name,
-        "status": manifest.status.value,
-        "argv": list(manifest.argv),
-        "hostPid": manifest.host_pid,
-        "childPid": manifest.child_pid,
-        "cols": manifest.cols,
-        "rows": manifest.rows,
-        "mechanism": manifest.mechanism,
-        "createdAt": manifest.created_at,
-        "endedAt": manifest.ended_at,
-        "exitCode": manifest.exit_code,
-        "exitSignal": manifest.exit_signal,
-        "failure": manifest.failure.to_obj() if manifest.failure else None,
-    }
 
 
 def age_text(created_at: float) -> str:

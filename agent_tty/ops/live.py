@@ -1,19 +1,21 @@
-"""The path of commands that a live host answers: check the status, then one RPC."""
+"""The path of operations that a live host answers: check the status, then one RPC.
+
+Every call reads the manifest again: nothing another process may change is cached, in a
+command's one-shot process as in a long-lived Python client.
+"""
 
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from agent_tty.cli.output import GLOBALS
+if TYPE_CHECKING:
+    from agent_tty.lifecycle.engine import Engine
 
 
-def _open(session_id: str):  # type: ignore[no-untyped-def]
-    from agent_tty.lifecycle.engine import engine_for
-
-    engine = engine_for(GLOBALS.home)
+def _open(engine: Engine, session_id: str):  # type: ignore[no-untyped-def]
     paths = engine.home.session(session_id)
-    return engine, paths, engine.read_manifest(paths)
+    return paths, engine.read_manifest(paths)
 
 
 def _not_running(session_id: str, status: str):  # type: ignore[no-untyped-def]
@@ -24,14 +26,14 @@ def _not_running(session_id: str, status: str):  # type: ignore[no-untyped-def]
     )
 
 
-def call_live(session_id: str, request: dict[str, Any], timeout: float | None = 5.0) -> dict[str, Any]:
+def call_live(engine: Engine, session_id: str, request: dict[str, Any], timeout: float | None = 5.0) -> dict[str, Any]:
     """An RPC to a commandable session's host; exit 4 when the session is not commandable."""
     from agent_tty.lifecycle.reconcile import reconcile
     from agent_tty.protocol import rpc
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
     from agent_tty.protocol.status import policy
 
-    engine, paths, manifest = _open(session_id)
+    paths, manifest = _open(engine, session_id)
     if not policy(manifest.status).commandable:
         raise _not_running(session_id, manifest.status.value)
     try:
@@ -45,7 +47,7 @@ def call_live(session_id: str, request: dict[str, Any], timeout: float | None = 
         raise
 
 
-def call_live_or_none(session_id: str, request: dict[str, Any], timeout: float | None = 5.0):  # type: ignore[no-untyped-def]
+def call_live_or_none(engine: Engine, session_id: str, request: dict[str, Any], timeout: float | None = 5.0):  # type: ignore[no-untyped-def]
     """The host's answer while it serves; None (with the session's folder) once the session
     ended, so the caller answers from the event log instead."""
     from agent_tty.lifecycle.reconcile import reconcile
@@ -53,7 +55,7 @@ def call_live_or_none(session_id: str, request: dict[str, Any], timeout: float |
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
     from agent_tty.protocol.status import is_terminal
 
-    engine, paths, manifest = _open(session_id)
+    paths, manifest = _open(engine, session_id)
     if not is_terminal(manifest.status):
         try:
             return rpc.call(engine.socket(manifest), request, timeout=timeout, session_id=session_id), paths
@@ -126,7 +128,7 @@ def file_chunks(path: str):  # type: ignore[no-untyped-def]
             yield chunk
 
 
-def send_input(session_id: str, kind: str, chunks) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def send_input(engine: Engine, session_id: str, kind: str, chunks) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """Input as one request, or streamed as parts: the host answers a part once the program
     has read what came before it, so a large paste goes at the program's pace."""
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
@@ -135,13 +137,13 @@ def send_input(session_id: str, kind: str, chunks) -> dict[str, Any]:  # type: i
     current = next(pending, "")
     following = next(pending, None)
     if following is None:
-        return call_live(session_id, {"op": "input", "kind": kind, "data": current})
+        return call_live(engine, session_id, {"op": "input", "kind": kind, "data": current})
     sent, parts, first = 0, 0, None
     while current is not None:
         part = "first" if parts == 0 else ("last" if following is None else "more")
         request = {"op": "input", "kind": kind, "data": current, "part": part}
         try:
-            result = call_live(session_id, request, timeout=INPUT_STALL_S)
+            result = call_live(engine, session_id, request, timeout=INPUT_STALL_S)
         except AgentTtyError as err:
             if parts and err.code is ErrorCode.HOST_TIMEOUT:
                 raise AgentTtyError(

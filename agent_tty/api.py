@@ -1,0 +1,184 @@
+"""The Python API: sessions driven from a program, with the CLI's semantics, errors and guards.
+
+    from agent_tty.api import Client
+
+    client = Client()                      # the default Home, or Client(home="/path")
+    with client.create(["bash"]) as session:
+        session.run("make test", timeout=120)
+        print(session.snapshot()["lines"])
+
+Every method calls the same operation as its command (agent_tty.ops) and returns the same
+result as the command's `--json` `result`; errors are AgentTtyError with the contract's code
+(`err.code`, `err.details`). Nothing another process may change is cached: each call checks the
+Home and reads the session's records again, as a command does.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+__all__ = ["AgentTtyError", "Client", "ErrorCode", "Session"]
+
+
+def _ms(seconds: float | None) -> int | None:
+    """A time-out in seconds (None or 0: no limit) as the operations' milliseconds."""
+    if seconds is None or seconds == 0:
+        return None
+    if seconds < 0:
+        from agent_tty.protocol.errors import invalid
+
+        raise invalid(f"invalid timeout {seconds!r}: seconds, 0 or None for no limit", value=seconds)
+    return max(1, round(seconds * 1000))
+
+
+class Client:
+    """A Home's sessions (`home` None: $AGENT_TTY_HOME or the default, as the CLI)."""
+
+    def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
+        self.home = os.fspath(home) if home is not None else None
+
+    def _engine(self):  # type: ignore[no-untyped-def]
+        from agent_tty.lifecycle.engine import engine_for
+
+        return engine_for(self.home)  # the Home's trust check, every call
+
+    def create(
+        self,
+        argv: list[str],
+        *,
+        name: str | None = None,
+        cols: int = 80,
+        rows: int = 24,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+        term: str = "xterm-256color",
+        idle_timeout: float | None = None,
+    ) -> Session:
+        from agent_tty.ops import sessions
+
+        result = sessions.create(
+            self._engine(),
+            list(argv),
+            name=name,
+            cols=cols,
+            rows=rows,
+            cwd=cwd,
+            env=env,
+            term=term,
+            idle_timeout_ms=_ms(idle_timeout),
+        )
+        return Session(self, result["sessionId"], result)
+
+    def session(self, session_id: str) -> Session:
+        """A handle on an existing session (nothing is checked until a call)."""
+        return Session(self, session_id, None)
+
+    def list(self, all: bool = False) -> dict[str, Any]:  # noqa: A002 - the CLI's --all
+        from agent_tty.ops.sessions import list_sessions
+
+        return list_sessions(self._engine(), all)[0]
+
+
+class Session:
+    """One session of a Client's Home. Used as a context manager it is destroyed on exit."""
+
+    def __init__(self, client: Client, session_id: str, created: dict[str, Any] | None) -> None:
+        self.client = client
+        self.id = session_id
+        self.created = created
+        """`create`'s result when this handle came from Client.create."""
+
+    def __repr__(self) -> str:
+        return f"Session({self.id!r})"
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.destroy()
+
+    # ------------------------------------------------------------------ driving
+
+    def run(self, command: str, timeout: float | None = 30.0, wait: bool = True) -> dict[str, Any]:
+        from agent_tty.ops import drive
+
+        return drive.run(self.client._engine(), self.id, command, _ms(timeout), wait)
+
+    def type(self, text: str) -> dict[str, Any]:
+        from agent_tty.ops import drive
+
+        return drive.type_text(self.client._engine(), self.id, text)
+
+    def paste(self, text: str) -> dict[str, Any]:
+        from agent_tty.ops import drive
+
+        return drive.paste(self.client._engine(), self.id, text)
+
+    def send_keys(self, *keys: str) -> dict[str, Any]:
+        from agent_tty.ops import drive
+
+        return drive.send_keys(self.client._engine(), self.id, list(keys))
+
+    def mark(self, label: str) -> dict[str, Any]:
+        from agent_tty.ops import drive
+
+        return drive.mark(self.client._engine(), self.id, label)
+
+    def resize(self, cols: int, rows: int) -> dict[str, Any]:
+        from agent_tty.ops import drive
+
+        return drive.resize(self.client._engine(), self.id, cols, rows)
+
+    def signal(self, name: str) -> dict[str, Any]:
+        from agent_tty.ops import drive
+
+        return drive.signal(self.client._engine(), self.id, name)
+
+    # ------------------------------------------------------------------ observing
+
+    def wait(
+        self,
+        text: str | None = None,
+        *,
+        regex: str | None = None,
+        stable: float | None = None,
+        idle: float | None = None,
+        exit: bool = False,  # noqa: A002 - the CLI's --exit
+        after_seq: int | str | None = None,
+        timeout: float | None = 30.0,
+        output: bool = False,
+    ) -> dict[str, Any]:
+        """As `wait`: `stable` and `idle` in seconds; `timedOut` in the result rather than an
+        exception; SESSION_NOT_RUNNING when the session ended first."""
+        from agent_tty.ops import observe
+
+        return observe.wait(
+            self.client._engine(),
+            self.id,
+            text=text,
+            regex=regex,
+            stable_ms=None if stable is None else round(stable * 1000),
+            idle_ms=None if idle is None else round(idle * 1000),
+            exit=exit,
+            after_seq=after_seq,
+            timeout_ms=_ms(timeout),
+            output=output,
+        )
+
+    def snapshot(self, structured: bool = False, scrollback: bool = False) -> dict[str, Any]:
+        from agent_tty.ops import observe
+
+        return observe.snapshot(self.client._engine(), self.id, structured, scrollback)
+
+    def inspect(self) -> dict[str, Any]:
+        from agent_tty.ops.sessions import inspect
+
+        return inspect(self.client._engine(), self.id)
+
+    # ------------------------------------------------------------------ the end
+
+    def destroy(self, force: bool = False) -> dict[str, Any]:
+        raise AgentTtyError(ErrorCode.INTERNAL_ERROR, "Session.destroy is not built yet (agent_tty.ops has no destroy)")

@@ -1,0 +1,81 @@
+"""Driving a live session: run, type, paste, send-keys, mark, resize, signal."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent_tty.ops.live import call_live, file_chunks, rpc_timeout, send_input, text_chunks
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from agent_tty.lifecycle.engine import Engine
+
+RUN_TIMEOUT_MS = 30_000
+RUN_RESULT: dict[str, Any] = {
+    "seq": None,
+    "completed": False,
+    "timedOut": False,
+    "ended": False,
+    "exitStatus": None,
+    "markerSeq": None,
+    "output": None,
+    "outputTruncated": False,
+    "exitCode": None,
+    "exitSignal": None,
+}
+"""One shape for every outcome of `run` (completed, timed out, the program ended, no wait): the
+same keys, null where unknown."""
+
+
+def run(engine: Engine, session_id: str, command: str, timeout_ms: int | None = RUN_TIMEOUT_MS, wait: bool = True) -> dict[str, Any]:
+    """Type a shell command and (unless `wait` is False) wait until it completed; `timeout_ms`
+    None waits forever."""
+    from agent_tty.protocol.errors import invalid
+
+    if not command.strip():
+        raise invalid("the command is empty")
+    request = {"op": "run", "command": command, "wait": wait, "timeoutMs": timeout_ms}
+    answer = call_live(engine, session_id, request, timeout=rpc_timeout(timeout_ms))
+    result = {"sessionId": session_id, **RUN_RESULT, **{key: answer[key] for key in RUN_RESULT if key in answer}}
+    if result["seq"] is None:  # a run that did not complete answers with the input's seq
+        result["seq"] = answer.get("seq")
+    return result
+
+
+def type_text(engine: Engine, session_id: str, text: str) -> dict[str, Any]:
+    return {"sessionId": session_id, **send_input(engine, session_id, "type", text_chunks(text))}
+
+
+def paste(engine: Engine, session_id: str, text: str | None = None, file: str | None = None) -> dict[str, Any]:
+    from agent_tty.protocol.errors import invalid
+
+    if (text is None) == (file is None):
+        raise invalid("give TEXT or --file, not both")
+    chunks: Iterable[str] = file_chunks(file) if file is not None else text_chunks(text or "")
+    return {"sessionId": session_id, **send_input(engine, session_id, "paste", chunks)}
+
+
+def send_keys(engine: Engine, session_id: str, keys: list[str]) -> dict[str, Any]:
+    from agent_tty.terminal.keys import validate_keys
+
+    validate_keys(keys)  # an unknown key is exit 2 before anything is sent
+    return {"sessionId": session_id, **call_live(engine, session_id, {"op": "keys", "keys": keys})}
+
+
+def mark(engine: Engine, session_id: str, label: str) -> dict[str, Any]:
+    return {"sessionId": session_id, **call_live(engine, session_id, {"op": "mark", "label": label})}
+
+
+def resize(engine: Engine, session_id: str, cols: int, rows: int) -> dict[str, Any]:
+    from agent_tty.protocol.values import check_size
+
+    check_size(cols, rows)
+    return {"sessionId": session_id, **call_live(engine, session_id, {"op": "resize", "cols": cols, "rows": rows})}
+
+
+def signal(engine: Engine, session_id: str, name: str) -> dict[str, Any]:
+    from agent_tty.protocol.values import parse_signal
+
+    number = parse_signal(name)
+    return {"sessionId": session_id, **call_live(engine, session_id, {"op": "signal", "signal": number})}

@@ -1,0 +1,131 @@
+"""Observing a session, live or ended: wait and snapshot."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from agent_tty.ops.live import call_live_or_none, rpc_timeout
+
+if TYPE_CHECKING:
+    from agent_tty.lifecycle.engine import Engine
+
+WAIT_TIMEOUT_MS = 30_000  # as run's: an agent's wait never hangs by default
+
+
+def wait(
+    engine: Engine,
+    session_id: str,
+    *,
+    text: str | None = None,
+    regex: str | None = None,
+    stable_ms: int | None = None,
+    idle_ms: int | None = None,
+    exit: bool = False,
+    after_seq: int | str | None = None,
+    timeout_ms: int | None = WAIT_TIMEOUT_MS,
+    output: bool = False,
+) -> dict[str, Any]:
+    """Until one condition holds: `matched` (or `timedOut`) in the result; SESSION_NOT_RUNNING
+    when the session ended before it matched. `after_seq`: a seq or "last" (the last input);
+    `timeout_ms` None waits forever."""
+    import re
+
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
+
+    chosen = [n for n, v in (("--text", text), ("--regex", regex), ("--screen-stable-ms", stable_ms), ("--idle-ms", idle_ms)) if v is not None]
+    if exit:
+        chosen.append("--exit")
+    if len(chosen) != 1:
+        raise invalid("give exactly one of --text, --regex, --screen-stable-ms, --idle-ms, --exit")
+    if output and text is None and regex is None:
+        raise invalid("--output goes with --text or --regex")
+    if regex is not None:
+        try:
+            re.compile(regex)
+        except re.error as err:
+            raise invalid(f"invalid --regex {regex!r}: {err}", value=regex) from None
+    if isinstance(after_seq, str) and after_seq != "last" or isinstance(after_seq, int) and after_seq < 0:
+        raise invalid(f"invalid --after-seq {after_seq!r}: a seq number (0 or more) or `last`", value=after_seq)
+    request: dict[str, Any] = {
+        "op": "wait",
+        "text": text,
+        "regex": regex,
+        "stableMs": stable_ms,
+        "idleMs": idle_ms,
+        "exit": exit,
+        "afterSeq": after_seq,
+        "timeoutMs": timeout_ms,
+    }
+    if output:
+        request["output"] = True
+    live, paths = call_live_or_none(engine, session_id, request, timeout=rpc_timeout(timeout_ms))
+    result = {"sessionId": session_id, **(live if live is not None else _wait_offline(paths, request))}
+    if result.get("matched") or result.get("timedOut"):
+        return result
+    raise AgentTtyError(
+        ErrorCode.SESSION_NOT_RUNNING,
+        f"session {session_id} ended before the wait matched",
+        sessionId=session_id,
+        exitCode=result.get("exitCode"),
+        exitSignal=result.get("exitSignal"),
+    )
+
+
+def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """An ended session's screen can no longer change: judge its last screen once. The log is
+    streamed, twice at most (what it ends with, then the screen), never held whole."""
+    from agent_tty.host.terminal import compile_wait
+    from agent_tty.terminal.regex_budget import count, search
+    from agent_tty.terminal.replay import open_log, replay_events
+    from agent_tty.terminal.screen import search_text
+
+    kind, pattern, _quiet = compile_wait(request)
+    last, latest_input, ended = 0, None, {}
+    with open_log(paths.events) as (_header, events):
+        for event in events:
+            last = event.seq
+            if event.type in ("input", "marker"):
+                latest_input = event.seq
+            elif event.type == "exit":
+                ended = {"exitCode": event.exit_code, "exitSignal": event.exit_signal}
+    if kind != "text" and kind != "regex":
+        return {"matched": True, "timedOut": False, "seq": last, **ended}
+    assert pattern is not None
+    after = request.get("afterSeq")
+    if request.get("output"):
+        from agent_tty.terminal.output import output_after, plain_text
+
+        with open_log(paths.events) as (_header, events):
+            matched = search(pattern, plain_text(output_after(events, after)))
+        return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended}
+    if after == "last":
+        after = latest_input
+    baseline = {"count": 0}
+
+    def at_baseline(screen, event) -> None:  # type: ignore[no-untyped-def]
+        if event.seq == after:
+            baseline["count"] = count(pattern, search_text(screen))
+
+    with open_log(paths.events) as (header, events):
+        screen, _seq = replay_events(header, events, on_event=at_baseline if after is not None else None)
+    found = count(pattern, search_text(screen))
+    return {"matched": found > baseline["count"], "ended": True, "timedOut": False, "seq": last, **ended}
+
+
+def take_snapshot(engine: Engine, session_id: str, structured: bool = False, scrollback: bool = False):  # type: ignore[no-untyped-def]
+    """The live host's snapshot, or, for an ended session, one replayed from its event log;
+    with the session's paths."""
+    request = {"op": "snapshot", "structured": structured, "scrollback": scrollback}
+    live, paths = call_live_or_none(engine, session_id, request)
+    if live is not None:
+        return {**live, "source": "live"}, paths
+    from agent_tty.terminal.replay import replay
+    from agent_tty.terminal.screen import snapshot as screen_snapshot
+
+    screen, seq = replay(paths.events)
+    return {**screen_snapshot(screen, seq, structured=structured, scrollback=scrollback), "source": "replay"}, paths
+
+
+def snapshot(engine: Engine, session_id: str, structured: bool = False, scrollback: bool = False) -> dict[str, Any]:
+    result, _paths = take_snapshot(engine, session_id, structured, scrollback)
+    return {"sessionId": session_id, **result}
