@@ -47,7 +47,7 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         "tests/integration/test_lifecycle.py::test_destroy_stops_what_an_exited_program_left",
     ),
     "ReRunsInNewSession": (
-        [("agent_tty/cli/commands/destroy.py", "    elif _runs_inside(engine, paths, session_id):", "    elif False:")],
+        [("agent_tty/ops/destroy.py", "    elif _runs_inside(engine, paths, session_id):", "    elif False:")],
         "tests/integration/test_lifecycle.py::test_destroy_from_inside_the_program_reruns_outside",
     ),
     # Off Windows the two are redundant with each other: the host's marker check stops a
@@ -116,7 +116,7 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         "tests/integration/test_replays.py::test_host_death_in_its_start_up_write_leaves_a_named_program",
     ),
     "InsideCheckReadsEnv": (
-        [("agent_tty/cli/commands/destroy.py", '    if os.environ.get("AGENT_TTY_SESSION_ID") == session_id:\n        return True\n', "")],
+        [("agent_tty/ops/destroy.py", '    if os.environ.get("AGENT_TTY_SESSION_ID") == session_id:\n        return True\n', "")],
         "tests/integration/test_replays.py::test_destroy_run_by_the_program_before_the_start_up_write",
     ),
     "ReconcileRepairsDestroyed": (

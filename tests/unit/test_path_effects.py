@@ -114,7 +114,7 @@ SOCKET_READS = {
     ("lifecycle/engine.py", "unlink_socket"),  # remove_socket
     ("host/main.py", "_start"),  # trusted_socket_path, then listen
     ("lifecycle/create.py", "create"),  # the path create itself just chose
-    ("cli/commands/inspect.py", "command"),  # shown, never used
+    ("ops/sessions.py", "inspect"),  # shown, never used
     ("host/loop.py", "Host.__init__"),  # the host's own attribute of that name
     ("host/loop.py", "Host.listen"),
     ("host/loop.py", "Host._close"),
