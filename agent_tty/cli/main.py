@@ -94,6 +94,12 @@ COMMANDS: dict[str, CommandInfo] = {
         "agent-tty record export ID --out session.cast",
     ),
     "mark": CommandInfo("agent_tty.cli.commands.mark", "Put a labelled marker in the event log.", "agent-tty mark ID before-deploy"),
+    "mcp": CommandInfo(
+        "agent_tty.cli.commands.mcp",
+        "Serve this Home's sessions to an MCP client over stdio.",
+        "agent-tty mcp",
+        "agent-tty mcp --home /srv/agent-home",
+    ),
     "version": CommandInfo("agent_tty.cli.commands.version", "Print the version.", "agent-tty version"),
     "doctor": CommandInfo(
         "agent_tty.cli.commands.doctor", "Check this machine: Python, PTYs, platform plugins, Home.", "agent-tty doctor", "agent-tty --json doctor"

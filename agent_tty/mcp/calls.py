@@ -1,0 +1,99 @@
+"""One tool call: the blocking API call in a worker thread, progress while it runs, errors as
+tool errors with the contract's code.
+
+The API blocks (socket RPCs, a wait of up to its timeout): it runs on anyio's worker threads so
+the event loop keeps answering other calls, cancellations and pings (ADR 0019).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import anyio
+import anyio.to_thread
+from mcp.server.mcpserver import Context
+from mcp_types import CallToolResult, ContentBlock, TextContent
+
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+PROGRESS_INTERVAL_S = 1.0
+"""A long call (run, wait) reports progress this often when the client sent a progress token."""
+
+
+def error_result(err: AgentTtyError) -> CallToolResult:
+    """A tool error (isError): the contract's code and message first, then the error as JSON
+    (code, message, details, exitCode), as the CLI's `--json` envelope carries it."""
+    error = {"code": err.code.value, "message": err.message, "details": err.details, "exitCode": int(err.exit_code)}
+    return CallToolResult(
+        is_error=True,
+        content=[
+            TextContent(type="text", text=f"{err.code.value}: {err.message}"),
+            TextContent(type="text", text=json.dumps({"error": error}, ensure_ascii=False, default=str)),
+        ],
+    )
+
+
+def unexpected(err: BaseException) -> AgentTtyError:
+    """A bug, reported as the CLI reports one: INTERNAL_ERROR with the type and text, no traceback."""
+    return AgentTtyError(ErrorCode.INTERNAL_ERROR, f"{type(err).__name__}: {err}")
+
+
+def ok_result(result: dict[str, Any], content: Sequence[ContentBlock] | None = None) -> CallToolResult:
+    """The structured result, and the content a model reads: given blocks, else the result as JSON."""
+    blocks = list(content) if content is not None else [TextContent(type="text", text=json.dumps(result, ensure_ascii=False))]
+    return CallToolResult(content=blocks, structured_content=result)
+
+
+async def call(
+    ctx: Context,
+    work: Callable[[], dict[str, Any]],
+    *,
+    content: Callable[[dict[str, Any]], Sequence[ContentBlock]] | None = None,
+    total_s: float | None = None,
+    what: str = "",
+) -> CallToolResult:
+    """Run `work` (blocking) in a worker thread; with `total_s` given (a long call), report
+    progress every PROGRESS_INTERVAL_S while it runs (a no-op without the client's token)."""
+    outcome: dict[str, Any] = {}
+
+    def guarded() -> None:
+        # Caught in the thread: nothing the API raises crosses the task group as an exception group.
+        try:
+            outcome["result"] = work()
+        except AgentTtyError as err:
+            outcome["error"] = err
+        except Exception as err:  # never a traceback to the client (CLI-CONTRACT.md)
+            if os.environ.get("AGENT_TTY_DEBUG") == "1":
+                raise
+            outcome["error"] = unexpected(err)
+
+    done = anyio.Event()
+
+    async def ticker() -> None:
+        start = time.monotonic()
+        while True:
+            with anyio.move_on_after(PROGRESS_INTERVAL_S):
+                await done.wait()
+            if done.is_set():
+                return
+            elapsed = time.monotonic() - start
+            limit = f" of {total_s:g} s" if total_s else ""
+            await ctx.report_progress(round(elapsed, 3), total_s or None, f"{what}: {elapsed:.0f} s{limit}")
+
+    async with anyio.create_task_group() as group:
+        if total_s is not None:
+            group.start_soon(ticker)
+        try:
+            # abandon_on_cancel: a cancelled call frees the client at once; the thread ends when
+            # the API call does (its own timeout), its answer dropped.
+            await anyio.to_thread.run_sync(guarded, abandon_on_cancel=True)
+        finally:
+            done.set()
+    if "error" in outcome:
+        return error_result(outcome["error"])
+    result = outcome["result"]
+    return ok_result(result, content(result) if content is not None else None)

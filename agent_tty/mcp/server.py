@@ -1,0 +1,272 @@
+"""The MCP server: one tool per operation of the Python API, over stdio.
+
+Each tool calls agent_tty.api as its CLI command does and returns the command's `--json` result
+as structured content. The server holds a Home's path and nothing else: every call checks the
+Home and reads the session's records again (no manifest, verdict or session is cached).
+"""
+
+import base64
+import hashlib
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
+from pydantic import Field, ValidationError
+
+from agent_tty.api import Client
+from agent_tty.mcp.calls import call, error_result
+from agent_tty.mcp.results import output_type
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+INSTRUCTIONS = """Real, long-lived terminals. `create` starts a program (e.g. ["bash"]) and returns
+its sessionId; `run` types a shell command and waits until it completed; `type`/`paste`/`send_keys`
+drive it; `wait` waits for text, a regex, a still screen, silence or the exit; `snapshot` reads the
+screen as text, `screenshot` as a PNG. `destroy` ends a session; `gc` removes ended ones'
+folders. Durations are seconds (0: no limit). Errors carry the CLI's codes (SESSION_NOT_FOUND, ...)."""
+
+SessionId = Annotated[str, Field(description="The session's id (create's sessionId) or its --name.")]
+Seconds = Annotated[float, Field(ge=0, description="Seconds; 0 for no limit.")]
+
+READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
+DRIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
+END = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
+
+
+def _out(tool: str) -> Any:
+    """The return annotation: a CallToolResult whose structured content has the tool's output
+    model (agent_tty/mcp/results.py), published as its outputSchema."""
+    return Annotated[CallToolResult, output_type(tool)]
+
+
+class AgentTtyServer(MCPServer):
+    """MCPServer whose own refusals (unknown tool, arguments against the input schema) are tool
+    errors with the contract's USAGE code, like the CLI's parse errors."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except UnexpectedToolError:
+            raise
+        except ToolError as err:
+            cause = err.__cause__
+            if isinstance(cause, ValidationError):
+                problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in cause.errors())
+                message = f"invalid arguments for tool {name!r}: {problems}"
+            else:
+                message = str(err)
+            return error_result(AgentTtyError(ErrorCode.USAGE, message, tool=name))
+
+
+def build(home: str | None) -> MCPServer:
+    from agent_tty import __version__
+
+    client = Client(home)
+    server = AgentTtyServer(name="agent-tty", version=__version__, instructions=INSTRUCTIONS)
+    tool = server.tool
+
+    # ------------------------------------------------------------------ sessions
+
+    @tool(name="create", annotations=DRIVE)
+    async def create(
+        ctx: Context,
+        argv: Annotated[list[str], Field(min_length=1, description='The program and its arguments, e.g. ["bash"].')],
+        name: Annotated[str | None, Field(description="A unique name to use instead of the id.")] = None,
+        cols: Annotated[int, Field(description="Terminal width in columns.")] = 80,
+        rows: Annotated[int, Field(description="Terminal height in rows.")] = 24,
+        cwd: Annotated[str | None, Field(description="Working directory (default: the server's).")] = None,
+        env: Annotated[dict[str, str] | None, Field(description="Extra environment variables.")] = None,
+        term: Annotated[str, Field(description="$TERM of the program.")] = "xterm-256color",
+        idle_timeout: Annotated[float | None, Field(ge=0, description="Seconds without input or output after which the session ends; omit or 0 for never.")] = None,
+    ) -> _out("create"):
+        """Start a program in a new session (a real terminal kept by a background host)."""
+        return await call(
+            ctx,
+            lambda: client.create(argv, name=name, cols=cols, rows=rows, cwd=cwd, env=env, term=term, idle_timeout=idle_timeout).created or {},
+        )
+
+    @tool(name="list", annotations=READ)
+    async def list_(
+        ctx: Context, all: Annotated[bool, Field(description="Also ended sessions.")] = False
+    ) -> _out("list"):
+        """List sessions (active ones; all=true for every one)."""
+        return await call(ctx, lambda: client.list(all))
+
+    @tool(name="inspect", annotations=READ)
+    async def inspect(ctx: Context, session_id: SessionId) -> _out("inspect"):
+        """A session's manifest and derived facts (status, pids, exit code, sizes)."""
+        return await call(ctx, lambda: client.session(session_id).inspect())
+
+    @tool(name="destroy", annotations=END)
+    async def destroy(
+        ctx: Context,
+        session_id: SessionId,
+        force: Annotated[bool, Field(description="End what can be proven the session's without its host (host wedged or gone).")] = False,
+    ) -> _out("destroy"):
+        """End a session: its program and every process it started."""
+        return await call(ctx, lambda: client.session(session_id).destroy(force))
+
+    @tool(name="gc", annotations=END)
+    async def gc(
+        ctx: Context,
+        dry_run: Annotated[bool, Field(description="Only say what would be removed.")] = False,
+        older_than: Annotated[float | None, Field(ge=0, description="Only sessions that ended at least this many seconds ago.")] = None,
+        stale_only: Annotated[bool, Field(description="Only sessions whose host died without recording the end.")] = False,
+    ) -> _out("gc"):
+        """Remove the folders of ended sessions."""
+        return await call(ctx, lambda: client.gc(dry_run=dry_run, older_than=older_than, stale_only=stale_only))
+
+    @tool(name="doctor", annotations=READ)
+    async def doctor(ctx: Context) -> _out("doctor"):
+        """Check this machine: Python, PTYs, platform plugins, the Home, screen backend, fonts."""
+        return await call(ctx, client.doctor)
+
+    # ------------------------------------------------------------------ driving
+
+    @tool(name="run", annotations=DRIVE)
+    async def run(
+        ctx: Context,
+        session_id: SessionId,
+        command: Annotated[str, Field(description="A shell command line, typed and followed by Enter.")],
+        timeout: Annotated[float, Field(ge=0, description="Seconds to wait for it to complete; 0 for no limit.")] = 30.0,
+        wait: Annotated[bool, Field(description="Wait until the command completed (false: return once typed).")] = True,
+    ) -> _out("run"):
+        """Type a shell command and wait until it completed: its exit status and output.
+        Reports progress every second while it waits."""
+        return await call(ctx, lambda: client.session(session_id).run(command, timeout=timeout, wait=wait), total_s=timeout, what="run")
+
+    @tool(name="type", annotations=DRIVE)
+    async def type_(ctx: Context, session_id: SessionId, text: Annotated[str, Field(description="Literal text to type (no Enter added).")]) -> _out("type"):
+        """Type literal text."""
+        return await call(ctx, lambda: client.session(session_id).type(text))
+
+    @tool(name="paste", annotations=DRIVE)
+    async def paste(ctx: Context, session_id: SessionId, text: Annotated[str, Field(description="Text to paste.")]) -> _out("paste"):
+        """Paste text (bracketed when the program enabled bracketed paste)."""
+        return await call(ctx, lambda: client.session(session_id).paste(text))
+
+    @tool(name="send_keys", annotations=DRIVE)
+    async def send_keys(
+        ctx: Context,
+        session_id: SessionId,
+        keys: Annotated[list[str], Field(min_length=1, description='Named keys in order: "Enter", "Up", "C-c", "Ctrl+Left", "F5", or single characters.')],
+    ) -> _out("send_keys"):
+        """Send named keys: Enter, Escape, arrows, Ctrl/Alt/Shift combinations, function keys."""
+        return await call(ctx, lambda: client.session(session_id).send_keys(*keys))
+
+    @tool(name="mark", annotations=DRIVE)
+    async def mark(ctx: Context, session_id: SessionId, label: Annotated[str, Field(description="The marker's label.")]) -> _out("mark"):
+        """Put a labelled marker in the session's event log (its seq works as wait's after_seq)."""
+        return await call(ctx, lambda: client.session(session_id).mark(label))
+
+    @tool(name="resize", annotations=DRIVE)
+    async def resize(
+        ctx: Context,
+        session_id: SessionId,
+        cols: Annotated[int, Field(description="Columns.")],
+        rows: Annotated[int, Field(description="Rows.")],
+    ) -> _out("resize"):
+        """Resize the session's terminal."""
+        return await call(ctx, lambda: client.session(session_id).resize(cols, rows))
+
+    @tool(name="signal", annotations=DRIVE)
+    async def signal(
+        ctx: Context,
+        session_id: SessionId,
+        name: Annotated[str, Field(description="INT, QUIT, TSTP (to the foreground job, like ^C), TERM, KILL, HUP, ...")],
+    ) -> _out("signal"):
+        """Send a signal to the session's program."""
+        return await call(ctx, lambda: client.session(session_id).signal(name))
+
+    # ------------------------------------------------------------------ observing
+
+    @tool(name="wait", annotations=READ)
+    async def wait(
+        ctx: Context,
+        session_id: SessionId,
+        text: Annotated[str | None, Field(description="Wait until this text is on the screen.")] = None,
+        regex: Annotated[str | None, Field(description="Wait until this Python regex matches the screen.")] = None,
+        stable: Annotated[float | None, Field(gt=0, description="Wait until the screen has not changed for this many seconds.")] = None,
+        idle: Annotated[float | None, Field(gt=0, description="Wait until the program printed nothing for this many seconds.")] = None,
+        exit: Annotated[bool, Field(description="Wait until the program exited.")] = False,
+        after_seq: Annotated[int | Literal["last"] | None, Field(description='Only matches that appeared after this event seq, or "last" (the last input).')] = None,
+        timeout: Annotated[float, Field(ge=0, description="Seconds; 0 for no limit. On expiry the result says timedOut (not an error).")] = 30.0,
+        output: Annotated[bool, Field(description="Match text/regex against what the program printed (after after_seq) instead of the screen.")] = False,
+    ) -> _out("wait"):
+        """Wait for exactly one condition: text, regex, stable, idle or exit. Reports progress every
+        second while it waits; SESSION_NOT_RUNNING when the session ended first."""
+        return await call(
+            ctx,
+            lambda: client.session(session_id).wait(
+                text, regex=regex, stable=stable, idle=idle, exit=exit, after_seq=after_seq, timeout=timeout, output=output
+            ),
+            total_s=timeout,
+            what="wait",
+        )
+
+    @tool(name="snapshot", annotations=READ)
+    async def snapshot(
+        ctx: Context,
+        session_id: SessionId,
+        structured: Annotated[bool, Field(description="Also every cell with its colours and attributes.")] = False,
+        scrollback: Annotated[bool, Field(description="Also the lines that scrolled off the top.")] = False,
+    ) -> _out("snapshot"):
+        """The screen: its lines as text content, and the snapshot (cursor, seq, hash) as structured content."""
+
+        def screen_text(result: dict[str, Any]) -> list[TextContent]:
+            lines = [*result.get("scrollback", []), *result.get("lines", [])]
+            return [TextContent(type="text", text="\n".join(lines).rstrip("\n"))]
+
+        return await call(ctx, lambda: client.session(session_id).snapshot(structured, scrollback), content=screen_text)
+
+    @tool(name="screenshot", annotations=READ)
+    async def screenshot(
+        ctx: Context,
+        session_id: SessionId,
+        out: Annotated[str | None, Field(description="Also copy the PNG to this path (on the server's machine).")] = None,
+    ) -> _out("screenshot"):
+        """A PNG of the screen: an image content block, and the saved file's path as structured content."""
+        png: dict[str, bytes] = {}
+
+        def work() -> dict[str, Any]:
+            result = client.session(session_id).screenshot(out)
+            png["data"] = _saved_png(result)
+            return result
+
+        def image(result: dict[str, Any]) -> list[Any]:
+            return [
+                ImageContent(type="image", data=base64.b64encode(png["data"]).decode("ascii"), mime_type="image/png"),
+                TextContent(type="text", text=f"saved {result['path']} ({result['width']}x{result['height']} px)"),
+            ]
+
+        return await call(ctx, work, content=image)
+
+    @tool(name="record_export", annotations=READ)
+    async def record_export(
+        ctx: Context,
+        session_id: SessionId,
+        format: Annotated[Literal["asciicast"], Field(description="asciicast: asciinema v2.")] = "asciicast",
+        out: Annotated[str | None, Field(description="Also copy the file to this path (on the server's machine).")] = None,
+    ) -> _out("record_export"):
+        """The session's recording as a file (saved under the session's artifacts)."""
+        return await call(ctx, lambda: client.session(session_id).export(format, out))
+
+    return server
+
+
+def _saved_png(result: dict[str, Any]) -> bytes:
+    """The PNG the screenshot just saved, read through the storage layer's checked read
+    (O_NOFOLLOW, ours, regular) and held to the digest the operation reported."""
+    from agent_tty.storage.files import read_bytes
+
+    path = Path(result["path"])
+    data = read_bytes(path)
+    if hashlib.sha256(data).hexdigest() != result.get("sha256"):
+        raise AgentTtyError(ErrorCode.EXPORT_FAILED, f"{path} changed after it was saved", path=str(path))
+    return data
+
+
+def serve(home: str | None) -> None:
+    """Serve until the client closes stdin."""
+    build(home).run("stdio")
