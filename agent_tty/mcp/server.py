@@ -26,7 +26,7 @@ drive it; `wait` waits for text, a regex, a still screen, silence or the exit; `
 screen as text, `screenshot` as a PNG. `destroy` ends a session; `gc` removes ended ones'
 folders. Durations are seconds (0: no limit). Errors carry the CLI's codes (SESSION_NOT_FOUND, ...)."""
 
-SessionId = Annotated[str, Field(description="The session's id (create's sessionId) or its --name.")]
+SessionId = Annotated[str, Field(description="The session's id (create's sessionId; names are not resolved here).")]
 Seconds = Annotated[float, Field(ge=0, description="Seconds; 0 for no limit.")]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)

@@ -1,0 +1,197 @@
+"""`agent-tty mcp`: the real server as a subprocess, driven by the MCP SDK's stdio client."""
+
+from __future__ import annotations
+
+import base64
+import json
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
+from typing import Any
+
+import anyio
+import pytest
+
+from tests.conftest import Cli
+
+pytestmark = pytest.mark.integration
+
+mcp = pytest.importorskip("mcp")
+
+TOOLS = {
+    "create", "list", "inspect", "destroy", "gc", "doctor", "run", "type", "paste", "send_keys",
+    "mark", "resize", "signal", "wait", "snapshot", "screenshot", "record_export",
+}
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@asynccontextmanager
+async def connected(cli: Cli) -> AsyncIterator[Any]:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    params = StdioServerParameters(command=cli.command[0], args=[*cli.command[1:], "mcp", "--home", str(cli.home)], env=cli.env())
+    with open(cli.home.parent / "mcp-stderr.log", "a") as errlog:
+        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            yield session
+    assert "Traceback" not in (cli.home.parent / "mcp-stderr.log").read_text()
+
+
+def drive(cli: Cli, steps: Callable[[Any], Awaitable[None]]) -> None:
+    async def main() -> None:
+        async with connected(cli) as session:
+            await steps(session)
+
+    anyio.run(main)
+
+
+async def ok(session: Any, tool: str, **arguments: Any) -> Any:
+    result = await session.call_tool(tool, arguments)
+    assert not result.is_error, [getattr(c, "text", c) for c in result.content]
+    return result
+
+
+def error_of(result: Any) -> dict[str, Any]:
+    """The contract's error a tool error carries (its second text block, as JSON)."""
+    assert result.is_error is True
+    assert result.content[0].text.startswith(result.content[0].text.split(":")[0] + ": ")
+    return json.loads(result.content[1].text)["error"]
+
+
+def bash_argv() -> list[str]:
+    return ["bash", "--norc", "--noprofile"]
+
+
+def test_tools_listed_with_input_and_output_schemas(cli: Cli) -> None:
+    async def steps(session: Any) -> None:
+        listed = {tool.name: tool for tool in (await session.list_tools()).tools}
+        assert TOOLS <= set(listed), TOOLS - set(listed)
+        for name in TOOLS:
+            tool = listed[name]
+            assert tool.input_schema["type"] == "object", name
+            assert tool.output_schema is not None and tool.output_schema["type"] == "object", name
+            assert tool.description, name
+        wait = listed["wait"].input_schema["properties"]
+        assert "seconds" in wait["timeout"]["description"].lower()
+        assert {"text", "regex", "stable", "idle", "exit", "after_seq", "output"} <= set(wait)
+        assert listed["create"].input_schema["required"] == ["argv"]
+
+    drive(cli, steps)
+
+
+def test_create_run_wait_snapshot_screenshot_destroy(cli: Cli) -> None:
+    async def steps(session: Any) -> None:
+        created = (await ok(session, "create", argv=bash_argv(), env={"PS1": "$ "})).structured_content
+        sid = created["sessionId"]
+        assert created["status"] == "running"
+        ran = (await ok(session, "run", session_id=sid, command="printf 'hel%s\\n' lo")).structured_content
+        assert ran["completed"] is True and ran["exitStatus"] == 0 and ran["output"] == "hello\n"
+        waited = (await ok(session, "wait", session_id=sid, text="hello", timeout=5)).structured_content
+        assert waited["matched"] is True
+
+        snap = await ok(session, "snapshot", session_id=sid)
+        assert "hello" in snap.structured_content["lines"]
+        assert snap.content[0].type == "text" and "hello" in snap.content[0].text.splitlines()
+
+        shot = await ok(session, "screenshot", session_id=sid)
+        image = next(block for block in shot.content if block.type == "image")
+        assert image.mime_type == "image/png"
+        assert base64.b64decode(image.data).startswith(PNG_SIGNATURE)
+        assert shot.structured_content["path"].endswith(".png")
+        assert (cli.folder(sid) / "artifacts").is_dir()
+
+        listed = (await ok(session, "list")).structured_content
+        assert sid in json.dumps(listed)
+        ended = (await ok(session, "destroy", session_id=sid)).structured_content
+        assert ended["destroyed"] is True and ended["sessionId"] == sid
+        assert cli.manifest(sid)["status"] == "destroyed"
+
+    drive(cli, steps)
+
+
+def test_tool_errors_carry_the_contract_code(cli: Cli) -> None:
+    async def steps(session: Any) -> None:
+        missing = await session.call_tool("snapshot", {"session_id": "nosuchsession"})
+        error = error_of(missing)
+        assert error["code"] == "SESSION_NOT_FOUND" and error["exitCode"] == 3
+        assert missing.content[0].text.startswith("SESSION_NOT_FOUND: ")
+        assert error["details"]["sessionId"] == "nosuchsession"
+
+        bad_arguments = error_of(await session.call_tool("snapshot", {}))
+        assert bad_arguments["code"] == "USAGE" and "session_id" in bad_arguments["message"]
+        assert error_of(await session.call_tool("no_such_tool", {}))["code"] == "USAGE"
+
+        sid = (await ok(session, "create", argv=bash_argv())).structured_content["sessionId"]
+        bad_key = error_of(await session.call_tool("send_keys", {"session_id": sid, "keys": ["NoSuchKey"]}))
+        assert bad_key["code"] == "INVALID_INPUT"
+        two = error_of(await session.call_tool("wait", {"session_id": sid, "text": "a", "exit": True}))
+        assert two["code"] == "INVALID_INPUT"
+        await ok(session, "destroy", session_id=sid)
+
+    drive(cli, steps)
+
+
+def test_long_wait_reports_progress_and_does_not_block_other_calls(cli: Cli) -> None:
+    async def steps(session: Any) -> None:
+        sid = (await ok(session, "create", argv=bash_argv())).structured_content["sessionId"]
+        typed = (await ok(session, "run", session_id=sid, command="sleep 2.5; echo DO''NE", wait=False)).structured_content
+        progress: list[tuple[float, float | None, str | None]] = []
+        quick: list[float] = []
+
+        async def on_progress(value: float, total: float | None, message: str | None) -> None:
+            progress.append((value, total, message))
+
+        async def long_wait() -> Any:
+            return await session.call_tool(
+                "wait", {"session_id": sid, "text": "DONE", "after_seq": typed["seq"], "timeout": 20}, progress_callback=on_progress
+            )
+
+        async def meanwhile() -> None:
+            await anyio.sleep(0.5)  # the wait is in flight
+            start = time.monotonic()
+            await ok(session, "snapshot", session_id=sid)
+            quick.append(time.monotonic() - start)
+
+        results: dict[str, Any] = {}
+
+        async def keep(name: str, work: Callable[[], Awaitable[Any]]) -> None:
+            results[name] = await work()
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(keep, "wait", long_wait)
+            group.start_soon(meanwhile)
+        waited = results["wait"]
+        assert not waited.is_error and waited.structured_content["matched"] is True
+        assert len(progress) >= 2, progress  # a wait of ~2.5 s, a report every second
+        values = [value for value, _total, _message in progress]
+        assert values == sorted(values) and all(total == 20 for _value, total, _message in progress)
+        assert quick and quick[0] < 1.0, quick  # the event loop answered while the wait blocked a thread
+        await ok(session, "destroy", session_id=sid)
+
+    drive(cli, steps)
+
+
+def test_every_other_tool_answers_with_its_result(cli: Cli) -> None:
+    async def steps(session: Any) -> None:
+        sid = (await ok(session, "create", argv=bash_argv(), name="shell", cols=100, rows=30)).structured_content["sessionId"]
+        assert (await ok(session, "inspect", session_id=sid)).structured_content["name"] == "shell"
+        await ok(session, "type", session_id=sid, text="echo typ")
+        await ok(session, "paste", session_id=sid, text="ed")
+        await ok(session, "send_keys", session_id=sid, keys=["Enter"])
+        assert (await ok(session, "wait", session_id=sid, text="typed", output=True, timeout=5)).structured_content["matched"]
+        marked = (await ok(session, "mark", session_id=sid, label="here")).structured_content
+        assert isinstance(marked["seq"], int)
+        await ok(session, "resize", session_id=sid, cols=90, rows=20)
+        snap = (await ok(session, "snapshot", session_id=sid)).structured_content
+        assert (snap["cols"], snap["rows"]) == (90, 20)
+        exported = (await ok(session, "record_export", session_id=sid)).structured_content
+        assert exported["path"].endswith(".cast")
+        await ok(session, "signal", session_id=sid, name="KILL")
+        await ok(session, "wait", session_id=sid, exit=True, timeout=10)
+        assert (await ok(session, "gc", dry_run=True)).structured_content is not None
+        doctor = (await ok(session, "doctor")).structured_content
+        assert doctor["home"]["path"] == str(cli.home)
+        await ok(session, "destroy", session_id=sid)
+
+    drive(cli, steps)
