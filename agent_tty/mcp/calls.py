@@ -84,15 +84,17 @@ async def call(
             limit = f" of {total_s:g} s" if total_s else ""
             await ctx.report_progress(round(elapsed, 3), total_s or None, f"{what}: {elapsed:.0f} s{limit}")
 
-    async with anyio.create_task_group() as group:
-        if total_s is not None:
+    # abandon_on_cancel: a cancelled call frees the client at once; the thread ends when the API
+    # call does (its own timeout), its answer dropped.
+    if total_s is None:
+        await anyio.to_thread.run_sync(guarded, abandon_on_cancel=True)
+    else:
+        async with anyio.create_task_group() as group:
             group.start_soon(ticker)
-        try:
-            # abandon_on_cancel: a cancelled call frees the client at once; the thread ends when
-            # the API call does (its own timeout), its answer dropped.
-            await anyio.to_thread.run_sync(guarded, abandon_on_cancel=True)
-        finally:
-            done.set()
+            try:
+                await anyio.to_thread.run_sync(guarded, abandon_on_cancel=True)
+            finally:
+                done.set()
     if "error" in outcome:
         return error_result(outcome["error"])
     result = outcome["result"]

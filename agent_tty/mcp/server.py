@@ -63,7 +63,8 @@ def build(home: str | None) -> MCPServer:
     from agent_tty import __version__
 
     client = Client(home)
-    server = AgentTtyServer(name="agent-tty", version=__version__, instructions=INSTRUCTIONS)
+    # WARNING: the SDK logs every request at INFO on stderr, a cost on each round trip.
+    server = AgentTtyServer(name="agent-tty", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     tool = server.tool
 
     # ------------------------------------------------------------------ sessions
