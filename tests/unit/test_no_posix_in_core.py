@@ -105,6 +105,8 @@ BLOCKED = set(sys.argv[2].split(","))
 # Libraries that pick their own backend by sys.platform at import (click's Windows console)
 # are loaded for the real system first: the simulation tests our code, not theirs.
 import click, pluggy, typer  # noqa: E401
+# The MCP SDK (agent_tty.mcp's, with anyio and pydantic) picks asyncio's and its stdio's backend too.
+import anyio.to_thread, mcp_types, pydantic, mcp.server.mcpserver, mcp.server.mcpserver.exceptions  # noqa: E401
 for name in BLOCKED:
     sys.modules.pop(name, None)
 
