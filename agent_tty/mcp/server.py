@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp.server.mcpserver import exceptions as sdk_errors
 from mcp_types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import Field, ValidationError
 
@@ -47,9 +47,10 @@ class AgentTtyServer(MCPServer):
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         try:
             return await super().call_tool(name, arguments, context)
-        except UnexpectedToolError:
-            raise
-        except ToolError as err:
+        except sdk_errors.ToolError as err:
+            # The SDK's crash wrapper (UnexpectedToolError, not in mcp 2.0.0) is a bug, not a usage error.
+            if type(err).__name__ == "UnexpectedToolError":
+                raise
             cause = err.__cause__
             if isinstance(cause, ValidationError):
                 problems = "; ".join(f"{'.'.join(str(p) for p in e['loc']) or '(arguments)'}: {e['msg']}" for e in cause.errors())
