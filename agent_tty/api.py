@@ -23,15 +23,21 @@ from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 __all__ = ["AgentTtyError", "Client", "ErrorCode", "Session"]
 
 
-def _ms(seconds: float | None) -> int | None:
+def _ms(seconds: float | None, what: str = "timeout") -> int | None:
     """A time-out in seconds (None or 0: no limit) as the operations' milliseconds."""
     if seconds is None or seconds == 0:
         return None
-    if seconds < 0:
+    return max(1, _duration_ms(seconds, what))
+
+
+def _duration_ms(seconds: float, what: str) -> int:
+    from agent_tty.protocol.values import MAX_DURATION_S
+
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_DURATION_S:
         from agent_tty.protocol.errors import invalid
 
-        raise invalid(f"invalid timeout {seconds!r}: seconds, 0 or None for no limit", value=seconds)
-    return max(1, round(seconds * 1000))
+        raise invalid(f"invalid {what} {seconds!r}: seconds, from 0 to {MAX_DURATION_S:g}", value=repr(seconds))
+    return round(seconds * 1000)
 
 
 class Client:
@@ -80,6 +86,21 @@ class Client:
         from agent_tty.ops.sessions import list_sessions
 
         return list_sessions(self._engine(), all)[0]
+
+    def gc(self, dry_run: bool = False, older_than: float | None = None, stale_only: bool = False) -> dict[str, Any]:
+        """Remove ended sessions' folders (`older_than`: seconds since they ended)."""
+        from agent_tty.ops.sessions import gc
+
+        if older_than is not None:
+            _duration_ms(older_than, "older_than")
+        return gc(self._engine(), dry_run, older_than, stale_only)
+
+    def doctor(self) -> dict[str, Any]:
+        """What works on this machine (`doctor --json`'s result; it does not refuse an unsafe
+        Home, it reports it)."""
+        from agent_tty.ops.doctor import doctor
+
+        return doctor(self.home)
 
 
 class Session:
@@ -160,8 +181,8 @@ class Session:
             self.id,
             text=text,
             regex=regex,
-            stable_ms=None if stable is None else round(stable * 1000),
-            idle_ms=None if idle is None else round(idle * 1000),
+            stable_ms=None if stable is None else _duration_ms(stable, "stable"),
+            idle_ms=None if idle is None else _duration_ms(idle, "idle"),
             exit=exit,
             after_seq=after_seq,
             timeout_ms=_ms(timeout),
@@ -181,4 +202,23 @@ class Session:
     # ------------------------------------------------------------------ the end
 
     def destroy(self, force: bool = False) -> dict[str, Any]:
-        raise AgentTtyError(ErrorCode.INTERNAL_ERROR, "Session.destroy is not built yet (agent_tty.ops has no destroy)")
+        """Plain: the host ends the program; `force`: end what can be proven the session's
+        without the host. Called from inside the session's own program, it runs detached (as
+        the CLI's destroy does) so it does not die in its own kill."""
+        from agent_tty.ops.destroy import destroy
+
+        return destroy(self.client._engine(), self.id, force)
+
+    # ------------------------------------------------------------------ artifacts
+
+    def screenshot(self, out: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """A PNG of the screen, saved under the session's artifacts (`path`), also copied to `out`."""
+        from agent_tty.ops.artifacts import screenshot
+
+        return screenshot(self.client._engine(), self.id, None if out is None else os.fspath(out))
+
+    def export(self, format: str = "asciicast", out: str | os.PathLike[str] | None = None) -> dict[str, Any]:  # noqa: A002
+        """`record export`: the event log as an asciinema v2 file."""
+        from agent_tty.ops.artifacts import export
+
+        return export(self.client._engine(), self.id, format, None if out is None else os.fspath(out))

@@ -134,3 +134,15 @@ def inspect(engine: Engine, session_id: str) -> dict[str, Any]:
         result["derived"]["homeFreeBytes"] = space.free_bytes
         result["derived"]["homeNearlyFull"] = space.nearly_full
     return result
+
+
+def gc(engine: Engine, dry_run: bool = False, older_than_s: float | None = None, stale_only: bool = False) -> dict[str, Any]:
+    """Remove collectable sessions (never a live one); what was removed and what was kept, why."""
+    from agent_tty.lifecycle.gc import GcOptions
+    from agent_tty.lifecycle.gc import gc as collect
+
+    report = collect(engine, GcOptions(dry_run=dry_run, older_than_s=older_than_s, stale_only=stale_only))
+    result: dict[str, Any] = {"removedSessions": report.removed, "skippedSessions": report.skipped, "dryRun": dry_run}
+    if report.sweep_errors:
+        result["sweepErrors"] = report.sweep_errors
+    return result
