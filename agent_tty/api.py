@@ -41,10 +41,30 @@ def _duration_ms(seconds: float, what: str) -> int:
 
 
 class Client:
-    """A Home's sessions (`home` None: $AGENT_TTY_HOME or the default, as the CLI)."""
+    """A Home's sessions (`home` None: $AGENT_TTY_HOME or the default, as the CLI).
 
-    def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
+    With `spare_host` (the default), each create starts a spare host for the next one, so a
+    create after the first does not wait for a new interpreter (agent_tty/lifecycle/standby.py).
+    `close()` (or leaving a `with Client() as client:` block) ends the spare; so does the end of
+    this process. Sessions are not ended by either: destroy them, or use Session as a context.
+    """
+
+    def __init__(self, home: str | os.PathLike[str] | None = None, *, spare_host: bool = True) -> None:
         self.home = os.fspath(home) if home is not None else None
+        self._spare_host = spare_host
+        self._spare = None
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the spare host, if one waits (it has no session)."""
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.close()
 
     def _engine(self):  # type: ignore[no-untyped-def]
         from agent_tty.lifecycle.engine import engine_for
@@ -65,8 +85,10 @@ class Client:
     ) -> Session:
         from agent_tty.ops import sessions
 
+        engine = self._engine()
+        spare = self._spare_for(str(engine.home.root)) if self._spare_host else None
         result = sessions.create(
-            self._engine(),
+            engine,
             list(argv),
             name=name,
             cols=cols,
@@ -74,9 +96,25 @@ class Client:
             cwd=cwd,
             env=env,
             term=term,
-            idle_timeout_ms=_ms(idle_timeout),
+            idle_timeout_ms=_ms(idle_timeout, "idle_timeout"),
+            launch=spare.launch if spare is not None else None,
         )
+        if spare is not None:
+            spare.refill()
         return Session(self, result["sessionId"], result)
+
+    def warm_up(self) -> None:
+        """Start the spare host now, so that even the first create finds it ready."""
+        self._spare_for(str(self._engine().home.root)).refill()
+
+    def _spare_for(self, home: str):  # type: ignore[no-untyped-def]
+        from agent_tty.lifecycle.standby import SpareHost
+
+        if self._spare is None or self._spare.home != home:
+            if self._spare is not None:
+                self._spare.close()
+            self._spare = SpareHost(home)
+        return self._spare
 
     def session(self, session_id: str) -> Session:
         """A handle on an existing session (nothing is checked until a call)."""

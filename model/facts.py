@@ -146,11 +146,11 @@ GROUPS = "plugins/_posix/groups.py"
 
 GUARDS: dict[str, Callable[[], bool]] = {
     "CreateRecordsHostPid": lambda: before(
-        CREATE, "create", "host = _launch_host(paths, str(engine.home.root))",
+        CREATE, "create", "host = (launch or _launch_host)(paths, str(engine.home.root))",
         "engine.write_manifest(paths, manifest.replace(host_pid=host.pid))",
     ),
     "CreateRecordsHost": lambda: before(
-        CREATE, "create", "host = _launch_host(paths, str(engine.home.root))",
+        CREATE, "create", "host = (launch or _launch_host)(paths, str(engine.home.root))",
         "identity = platform.capture_host(chosen.name, host.pid)",
         "if identity is not None:\n    write_record(paths.host,",
         "write_record(paths.host, HostRecord(version=1, mechanism=chosen.name, pid=host.pid, identity=identity))",

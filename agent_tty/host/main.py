@@ -68,6 +68,40 @@ def history_env(env: dict[str, str]) -> dict[str, str]:
     }
 
 
+STANDBY = "--standby"
+
+
+def standby_main(argv: list[str]) -> int:
+    """`python -m agent_tty.host --standby CREATE_PID HOME`: a spare host a long-lived client
+    (agent_tty.api) starts ahead of its next create. It pays the interpreter's start-up and the
+    host's imports now, then waits on stdin for the one line that names its session and runs as
+    `main` would have from there. End of input (the client closed it, or exited) ends it before
+    it has touched the Home."""
+    if len(argv) != 2:
+        print("usage: python -m agent_tty.host --standby CREATE_PID HOME", file=sys.stderr)
+        return 2
+    _warm_imports()
+    line = sys.stdin.readline().strip()
+    if not line:
+        return 0
+    return main([line, *argv])
+
+
+def _warm_imports() -> None:
+    """What a new host would import before it serves its first command: the loop and the
+    screen backend (pyghostty alone costs ~150 ms)."""
+    import agent_tty.host.loop  # noqa: F401
+    from agent_tty.terminal.screen import backend_name
+
+    try:
+        if backend_name() == "ghostty":
+            import agent_tty.terminal.ghostty_screen  # noqa: F401
+        else:
+            import agent_tty.terminal.pyte_screen  # noqa: F401
+    except ImportError:
+        pass  # the host reports a backend that cannot load when it builds its screen
+
+
 def main(argv: list[str]) -> int:
     # CreateStopsOnGiveUp: the SIGTERM handler is in place before anything else, so a
     # create that gives up can always stop us, before or after the spawn.

@@ -8,6 +8,7 @@ import os
 import shlex
 import signal
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -19,13 +20,14 @@ TIMING = {"elapsedMs", "durationMs", "startedAt", "updatedAt", "ageSeconds", "ho
 
 
 @pytest.fixture
-def client(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Client:
+def client(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> Iterator[Client]:
     """A Client of the `cli` fixture's Home: its hosts carry the Home in their environment, so
-    the fixture's teardown finds any process a test left."""
+    the fixture's teardown finds any process a test left (a spare host too)."""
     monkeypatch.setenv("AGENT_TTY_HOME", str(cli.home))
     if cli.pin:
         monkeypatch.setenv("AGENT_TTY_MECHANISM", cli.pin)
-    return Client()
+    with Client() as client:
+        yield client
 
 
 def _shell(client: Client) -> Session:
@@ -137,3 +139,50 @@ def test_a_destroy_from_inside_the_program_runs_detached(client: Client, cli: Cl
     session.type(f"{shlex.quote(sys.executable)} -c {shlex.quote(script)}\n")
     wait_until(lambda: cli.manifest(session.id)["status"] == "destroyed", timeout=30, what="the session to be destroyed")
     wait_until(lambda: group_members(session.created["childPid"]) == [], what="the program's group to end")  # type: ignore[index]
+
+
+def _spares(client: Client) -> list[int]:
+    """Our children that are spare hosts (`agent_tty.host --standby`)."""
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{name}/stat").read_text().rpartition(")")[2].split()
+            argv = Path(f"/proc/{name}/cmdline").read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if int(stat[1]) == os.getpid() and b"--standby" in argv and stat[0] not in ("Z", "X"):
+            found.append(int(name))
+    return found
+
+
+def test_a_spare_host_serves_the_next_create_and_ends_with_the_client(client: Client, cli: Cli) -> None:
+    first = client.create(["sleep", "300"])
+    spare = wait_until(lambda: _spares(client), what="a spare host")
+    second = client.create(["sleep", "300"])
+    assert second.created["hostPid"] == spare[0]  # type: ignore[index]
+    assert second.inspect()["status"] == "running"
+    assert cli.run("snapshot", second.id).code == 0  # served like any host
+    for session in (first, second):
+        assert session.destroy()["status"] == "destroyed"
+    assert _spares(client)  # the next one waits
+    client.close()
+    assert _spares(client) == []
+
+
+def test_a_spare_host_started_with_another_environment_is_not_used(
+    client: Client, cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """The program inherits the host's environment: a spare started before the client's
+    environment changed would hand the program the old one."""
+    monkeypatch.setenv("AGENT_TTY_TEST_VALUE", "before")
+    client.create(["sleep", "300"]).destroy()
+    stale = wait_until(lambda: _spares(client), what="a spare host")
+    monkeypatch.setenv("AGENT_TTY_TEST_VALUE", "after")
+    out = tmp_path / "value.txt"
+    session = client.create(["sh", "-c", f'echo "$AGENT_TTY_TEST_VALUE" > {out}; exec sleep 300'])
+    wait_until(lambda: out.exists() and out.read_text().strip(), what="the program's output")
+    assert out.read_text().strip() == "after"
+    assert session.created["hostPid"] != stale[0]  # type: ignore[index]
+    session.destroy()
