@@ -80,26 +80,26 @@ def standby_main(argv: list[str]) -> int:
     if len(argv) != 2:
         print("usage: python -m agent_tty.host --standby CREATE_PID HOME", file=sys.stderr)
         return 2
-    _warm_imports()
+    _warm_up()
     line = sys.stdin.readline().strip()
     if not line:
         return 0
     return main([line, *argv])
 
 
-def _warm_imports() -> None:
-    """What a new host would import before it serves its first command: the loop and the
-    screen backend (pyghostty alone costs ~150 ms)."""
+def _warm_up() -> None:
+    """What a new host pays before it serves its first command: the loop's imports and the
+    screen engine's (pyghostty's import, its library's first screen and first render each cost
+    tens to hundreds of ms). A throwaway screen pays them; the session's own is built as always."""
     import agent_tty.host.loop  # noqa: F401
-    from agent_tty.terminal.screen import backend_name
+    from agent_tty.terminal.screen import open_screen, snapshot
 
     try:
-        if backend_name() == "ghostty":
-            import agent_tty.terminal.ghostty_screen  # noqa: F401
-        else:
-            import agent_tty.terminal.pyte_screen  # noqa: F401
-    except ImportError:
-        pass  # the host reports a backend that cannot load when it builds its screen
+        screen = open_screen(80, 24)
+        screen.feed(b"\x1b[1mwarm\x1b[0m\r\n")
+        snapshot(screen, 0, structured=True, scrollback=True)
+    except Exception:  # noqa: BLE001 - the host reports a backend that cannot load when it builds its screen
+        pass
 
 
 def main(argv: list[str]) -> int:
