@@ -101,7 +101,16 @@ COMMANDS: dict[str, CommandInfo] = {
     "platform": CommandInfo(
         "agent_tty.cli.commands.doctor", "Show the platform plugins and the mechanism new sessions get.", "agent-tty platform"
     ),
+    "schema": CommandInfo(
+        "agent_tty.cli.commands.schema",
+        "The JSON Schema of every command's --json document.",
+        "agent-tty schema",
+        "agent-tty schema snapshot > snapshot.schema.json",
+    ),
 }
+
+OTHER_JSON_COMMANDS = ("help", "install-completion")
+"""Names an envelope carries that are not in COMMANDS: `--help` and `--install-completion`."""
 
 USAGE = """usage: agent-tty [--home PATH] [--json] COMMAND [ARGS]...
 
