@@ -23,22 +23,48 @@ from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 __all__ = ["AgentTtyError", "Client", "ErrorCode", "Session"]
 
 
-def _ms(seconds: float | None) -> int | None:
+def _ms(seconds: float | None, what: str = "timeout") -> int | None:
     """A time-out in seconds (None or 0: no limit) as the operations' milliseconds."""
     if seconds is None or seconds == 0:
         return None
-    if seconds < 0:
+    return max(1, _duration_ms(seconds, what))
+
+
+def _duration_ms(seconds: float, what: str) -> int:
+    from agent_tty.protocol.values import MAX_DURATION_S
+
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_DURATION_S:
         from agent_tty.protocol.errors import invalid
 
-        raise invalid(f"invalid timeout {seconds!r}: seconds, 0 or None for no limit", value=seconds)
-    return max(1, round(seconds * 1000))
+        raise invalid(f"invalid {what} {seconds!r}: seconds, from 0 to {MAX_DURATION_S:g}", value=repr(seconds))
+    return round(seconds * 1000)
 
 
 class Client:
-    """A Home's sessions (`home` None: $AGENT_TTY_HOME or the default, as the CLI)."""
+    """A Home's sessions (`home` None: $AGENT_TTY_HOME or the default, as the CLI).
 
-    def __init__(self, home: str | os.PathLike[str] | None = None) -> None:
+    With `spare_host` (the default), each create starts a spare host for the next one, so a
+    create after the first does not wait for a new interpreter (agent_tty/lifecycle/standby.py).
+    `close()` (or leaving a `with Client() as client:` block) ends the spare; so does the end of
+    this process. Sessions are not ended by either: destroy them, or use Session as a context.
+    """
+
+    def __init__(self, home: str | os.PathLike[str] | None = None, *, spare_host: bool = True) -> None:
         self.home = os.fspath(home) if home is not None else None
+        self._spare_host = spare_host
+        self._spare = None
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """End the spare host, if one waits (it has no session)."""
+        spare, self._spare = self._spare, None
+        if spare is not None:
+            spare.close()
 
     def _engine(self):  # type: ignore[no-untyped-def]
         from agent_tty.lifecycle.engine import engine_for
@@ -59,8 +85,10 @@ class Client:
     ) -> Session:
         from agent_tty.ops import sessions
 
+        engine = self._engine()
+        spare = self._spare_for(str(engine.home.root)) if self._spare_host else None
         result = sessions.create(
-            self._engine(),
+            engine,
             list(argv),
             name=name,
             cols=cols,
@@ -68,9 +96,25 @@ class Client:
             cwd=cwd,
             env=env,
             term=term,
-            idle_timeout_ms=_ms(idle_timeout),
+            idle_timeout_ms=_ms(idle_timeout, "idle_timeout"),
+            launch=spare.launch if spare is not None else None,
         )
+        if spare is not None:
+            spare.refill()
         return Session(self, result["sessionId"], result)
+
+    def warm_up(self) -> None:
+        """Start the spare host now, so that even the first create finds it ready."""
+        self._spare_for(str(self._engine().home.root)).refill()
+
+    def _spare_for(self, home: str):  # type: ignore[no-untyped-def]
+        from agent_tty.lifecycle.standby import SpareHost
+
+        if self._spare is None or self._spare.home != home:
+            if self._spare is not None:
+                self._spare.close()
+            self._spare = SpareHost(home)
+        return self._spare
 
     def session(self, session_id: str) -> Session:
         """A handle on an existing session (nothing is checked until a call)."""
@@ -80,6 +124,21 @@ class Client:
         from agent_tty.ops.sessions import list_sessions
 
         return list_sessions(self._engine(), all)[0]
+
+    def gc(self, dry_run: bool = False, older_than: float | None = None, stale_only: bool = False) -> dict[str, Any]:
+        """Remove ended sessions' folders (`older_than`: seconds since they ended)."""
+        from agent_tty.ops.sessions import gc
+
+        if older_than is not None:
+            _duration_ms(older_than, "older_than")
+        return gc(self._engine(), dry_run, older_than, stale_only)
+
+    def doctor(self) -> dict[str, Any]:
+        """What works on this machine (`doctor --json`'s result; it does not refuse an unsafe
+        Home, it reports it)."""
+        from agent_tty.ops.doctor import doctor
+
+        return doctor(self.home)
 
 
 class Session:
@@ -160,8 +219,8 @@ class Session:
             self.id,
             text=text,
             regex=regex,
-            stable_ms=None if stable is None else round(stable * 1000),
-            idle_ms=None if idle is None else round(idle * 1000),
+            stable_ms=None if stable is None else _duration_ms(stable, "stable"),
+            idle_ms=None if idle is None else _duration_ms(idle, "idle"),
             exit=exit,
             after_seq=after_seq,
             timeout_ms=_ms(timeout),
@@ -181,4 +240,23 @@ class Session:
     # ------------------------------------------------------------------ the end
 
     def destroy(self, force: bool = False) -> dict[str, Any]:
-        raise AgentTtyError(ErrorCode.INTERNAL_ERROR, "Session.destroy is not built yet (agent_tty.ops has no destroy)")
+        """Plain: the host ends the program; `force`: end what can be proven the session's
+        without the host. Called from inside the session's own program, it runs detached (as
+        the CLI's destroy does) so it does not die in its own kill."""
+        from agent_tty.ops.destroy import destroy
+
+        return destroy(self.client._engine(), self.id, force)
+
+    # ------------------------------------------------------------------ artifacts
+
+    def screenshot(self, out: str | os.PathLike[str] | None = None) -> dict[str, Any]:
+        """A PNG of the screen, saved under the session's artifacts (`path`), also copied to `out`."""
+        from agent_tty.ops.artifacts import screenshot
+
+        return screenshot(self.client._engine(), self.id, None if out is None else os.fspath(out))
+
+    def export(self, format: str = "asciicast", out: str | os.PathLike[str] | None = None) -> dict[str, Any]:  # noqa: A002
+        """`record export`: the event log as an asciinema v2 file."""
+        from agent_tty.ops.artifacts import export
+
+        return export(self.client._engine(), self.id, format, None if out is None else os.fspath(out))

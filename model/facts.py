@@ -140,17 +140,18 @@ WRITER = "agent_tty/host/writer.py"
 FILES = "agent_tty/storage/files.py"
 STATUS = "agent_tty/protocol/status.py"
 DESTROY_CLI = "agent_tty/ops/destroy.py"
+DESTROY_COMMAND = "agent_tty/cli/commands/destroy.py"
 AUTOGROUP = "plugins/linux_autogroup/__init__.py"
 CGROUP = "plugins/linux_cgroup/__init__.py"
 GROUPS = "plugins/_posix/groups.py"
 
 GUARDS: dict[str, Callable[[], bool]] = {
     "CreateRecordsHostPid": lambda: before(
-        CREATE, "create", "host = _launch_host(paths, str(engine.home.root))",
+        CREATE, "create", "host = (launch or _launch_host)(paths, str(engine.home.root))",
         "engine.write_manifest(paths, manifest.replace(host_pid=host.pid))",
     ),
     "CreateRecordsHost": lambda: before(
-        CREATE, "create", "host = _launch_host(paths, str(engine.home.root))",
+        CREATE, "create", "host = (launch or _launch_host)(paths, str(engine.home.root))",
         "identity = platform.capture_host(chosen.name, host.pid)",
         "if identity is not None:\n    write_record(paths.host,",
         "write_record(paths.host, HostRecord(version=1, mechanism=chosen.name, pid=host.pid, identity=identity))",
@@ -216,8 +217,12 @@ GUARDS: dict[str, Callable[[], bool]] = {
     ) and lacks(LOOP, "Host._finish_gave_up", "_write(", "write_marker(")
     and before(LOOP, "Host._wait_group", "if not self.platform.group_alive(self.group):\n    then()"),
     "ReRunsInNewSession": lambda: has(
-        DESTROY_CLI, "destroy", "elif _runs_inside(engine, paths, session_id):\n    return _rerun_in_new_session(engine, session_id, force, started)"
-    ) and has(DESTROY_CLI, "_rerun_in_new_session", "env = {k: v for k, v in os.environ.items() if k != 'AGENT_TTY_SESSION_ID'}"),
+        DESTROY_CLI, "destroy",
+        "elif _runs_inside(engine, paths, session_id):\n    if rerun is not None:\n        return rerun(session_id, force)\n"
+        "    return _rerun_in_new_session(engine, session_id, force)",
+    ) and has(DESTROY_CLI, "rerun_env", "env = {k: v for k, v in os.environ.items() if k != 'AGENT_TTY_SESSION_ID'}")
+    and has(DESTROY_CLI, "_rerun_in_new_session", "child = subprocess.Popen(argv + (['--force'] if force else []), env=rerun_env(), stdout=subprocess.PIPE, text=True, **current().detached())")
+    and has(DESTROY_COMMAND, "_rerun_this_command", "child = subprocess.Popen([sys.executable, '-m', 'agent_tty', *argv], env=rerun_env(), **current().detached())"),
     "InsideCheckReadsEnv": lambda: before(
         DESTROY_CLI, "_runs_inside", "if os.environ.get('AGENT_TTY_SESSION_ID') == session_id:\n    return True",
         "manifest = engine.read_manifest(paths)",

@@ -85,6 +85,10 @@ def candidates(words: list[str], home: str | None) -> list[str]:
     nxt = arguments[len(positional)].name if len(positional) < len(arguments) else None
     if command == "record" and not positional:
         return ["export", *options, "--help"]
+    if command == "schema" and not positional:
+        from agent_tty.cli.main import OTHER_JSON_COMMANDS
+
+        return [*COMMANDS, *OTHER_JSON_COMMANDS, *options, "--help"]
     if nxt == "session_id":
         return [*_session_ids(home), *options, "--help"]
     return [*options, "--help"]

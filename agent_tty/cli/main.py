@@ -107,7 +107,16 @@ COMMANDS: dict[str, CommandInfo] = {
     "platform": CommandInfo(
         "agent_tty.cli.commands.doctor", "Show the platform plugins and the mechanism new sessions get.", "agent-tty platform"
     ),
+    "schema": CommandInfo(
+        "agent_tty.cli.commands.schema",
+        "The JSON Schema of every command's --json document.",
+        "agent-tty schema",
+        "agent-tty schema snapshot > snapshot.schema.json",
+    ),
 }
+
+OTHER_JSON_COMMANDS = ("help", "install-completion")
+"""Names an envelope carries that are not in COMMANDS: `--help` and `--install-completion`."""
 
 USAGE = """usage: agent-tty [--home PATH] [--json] COMMAND [ARGS]...
 
@@ -199,10 +208,11 @@ def _completion(action: str, args: list[str]) -> int:
 
     if action == "__complete":
         return complete.main_complete(args, GLOBALS.home)
+    # Named before the checks: its error envelope says which command failed, as its result does.
+    GLOBALS.command = action.lstrip("-")
     shell = args[0] if args else complete.detect_shell()
     if shell not in complete.SHELLS or len(args) > 1:
         return _usage_error(f"{action} takes one of {', '.join(complete.SHELLS)} (default: from $SHELL)")
-    GLOBALS.command = action.lstrip("-")
     script = complete.SCRIPTS[shell]
     if action == "--show-completion":
         sys.stdout.write(script)

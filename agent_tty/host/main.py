@@ -68,6 +68,40 @@ def history_env(env: dict[str, str]) -> dict[str, str]:
     }
 
 
+STANDBY = "--standby"
+
+
+def standby_main(argv: list[str]) -> int:
+    """`python -m agent_tty.host --standby CREATE_PID HOME`: a spare host a long-lived client
+    (agent_tty.api) starts ahead of its next create. It pays the interpreter's start-up and the
+    host's imports now, then waits on stdin for the one line that names its session and runs as
+    `main` would have from there. End of input (the client closed it, or exited) ends it before
+    it has touched the Home."""
+    if len(argv) != 2:
+        print("usage: python -m agent_tty.host --standby CREATE_PID HOME", file=sys.stderr)
+        return 2
+    _warm_up()
+    line = sys.stdin.readline().strip()
+    if not line:
+        return 0
+    return main([line, *argv])
+
+
+def _warm_up() -> None:
+    """What a new host pays before it serves its first command: the loop's imports and the
+    screen engine's (pyghostty's import, its library's first screen and first render each cost
+    tens to hundreds of ms). A throwaway screen pays them; the session's own is built as always."""
+    import agent_tty.host.loop  # noqa: F401
+    from agent_tty.terminal.screen import open_screen, snapshot
+
+    try:
+        screen = open_screen(80, 24)
+        screen.feed(b"\x1b[1mwarm\x1b[0m\r\n")
+        snapshot(screen, 0, structured=True, scrollback=True)
+    except Exception:  # noqa: BLE001 - the host reports a backend that cannot load when it builds its screen
+        pass
+
+
 def main(argv: list[str]) -> int:
     # CreateStopsOnGiveUp: the SIGTERM handler is in place before anything else, so a
     # create that gives up can always stop us, before or after the spawn.

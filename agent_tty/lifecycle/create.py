@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_tty.lifecycle.engine import Engine
@@ -68,24 +69,36 @@ def _allocate(engine: Engine) -> SessionPaths:
     raise AgentTtyError(ErrorCode.INTERNAL_ERROR, "could not allocate a unique session id")
 
 
+def host_env() -> dict[str, str]:
+    """The environment a host gets: ours (the program inherits it), less our own markers."""
+    return {k: v for k, v in os.environ.items() if k not in _HOST_ENV_DROPPED}
+
+
 def _launch_host(paths: SessionPaths, home: str) -> HostLaunch:
+    return HostLaunch(start_host_process([paths.session_id, str(os.getpid()), home], subprocess.DEVNULL, host_env()))
+
+
+def start_host_process(args: list[str], stdin: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`python -m agent_tty.host ARGS`, detached: it must outlive us and our caller's terminal."""
     from agent_tty.platform.system import current
 
-    env = {k: v for k, v in os.environ.items() if k not in _HOST_ENV_DROPPED}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "agent_tty.host", paths.session_id, str(os.getpid()), home],
-        stdin=subprocess.DEVNULL,
+    return subprocess.Popen(
+        [sys.executable, "-m", "agent_tty.host", *args],
+        stdin=stdin,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
-        **current().detached(),  # it must outlive us and our caller's terminal
+        **current().detached(),
         close_fds=True,
         env=env,
         cwd="/",
     )
-    return HostLaunch(process)
 
 
-def create(engine: Engine, request: CreateRequest) -> Manifest:
+Launcher = Callable[[SessionPaths, str], HostLaunch]
+"""Starts the host of a new session (paths, Home): a fresh process, or a spare one."""
+
+
+def create(engine: Engine, request: CreateRequest, launch: Launcher | None = None) -> Manifest:
     limit = ready_timeout()
     platform = engine.platform
     chosen = platform.choose()
@@ -111,7 +124,7 @@ def create(engine: Engine, request: CreateRequest) -> Manifest:
         mechanism=chosen.name,
     )
     # CreateRecordsHostPid: launch first, so the first manifest already names the host.
-    host = _launch_host(paths, str(engine.home.root))
+    host = (launch or _launch_host)(paths, str(engine.home.root))
     named = False
     try:
         # CreateRecordsHost: a CLI in another pid space reads the host through host.json.

@@ -14,18 +14,22 @@ if TYPE_CHECKING:
 RERUN_ENV = "AGENT_TTY_DESTROY_RERUN"
 
 
-def destroy(
-    engine: Engine, session_id: str, force: bool = False, started: Callable[[subprocess.Popen[str]], None] | None = None
-) -> dict[str, Any]:
-    """`started` is told of the detached copy a destroy from inside the program runs (the CLI
-    forwards the user's signals to it)."""
+Rerun = Callable[[str, bool], dict[str, Any]]
+"""Runs a destroy from inside the program as a detached copy (session id, force): its result."""
+
+
+def destroy(engine: Engine, session_id: str, force: bool = False, rerun: Rerun | None = None) -> dict[str, Any]:
+    """`rerun`: how a destroy from inside the program runs detached (the CLI's copy prints its
+    own answer; the default returns the copy's result to the caller)."""
     from agent_tty.lifecycle.destroy import destroy as destroy_session
 
     paths = engine.home.session(session_id)
     if os.environ.get(RERUN_ENV) == "1":
         _leave_program_group(engine, paths)
     elif _runs_inside(engine, paths, session_id):
-        return _rerun_in_new_session(engine, session_id, force, started)
+        if rerun is not None:
+            return rerun(session_id, force)
+        return _rerun_in_new_session(engine, session_id, force)
     outcome = destroy_session(engine, session_id, force)
     manifest = outcome.manifest
     result: dict[str, Any] = {
@@ -80,21 +84,23 @@ def _leave_program_group(engine, paths) -> None:  # type: ignore[no-untyped-def]
         pass  # destroy itself reports what is wrong with the session
 
 
-def _rerun_in_new_session(
-    engine, session_id: str, force: bool, started: Callable[[subprocess.Popen[str]], None] | None  # type: ignore[no-untyped-def]
-) -> dict[str, Any]:
-    """Run this destroy as a detached `agent-tty destroy` in a new session; its result is ours."""
+def rerun_env() -> dict[str, str]:
+    """The detached copy's environment: it is not inside the session, and knows it is the copy."""
+    env = {k: v for k, v in os.environ.items() if k != "AGENT_TTY_SESSION_ID"}
+    env[RERUN_ENV] = "1"
+    return env
+
+
+def _rerun_in_new_session(engine, session_id: str, force: bool) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """Run this destroy as a detached `agent-tty --json destroy` in a new session; its result is
+    ours (if we are still there to read it: the caller is among what the copy ends)."""
     import json
 
     from agent_tty.platform.system import current
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
-    env = {k: v for k, v in os.environ.items() if k != "AGENT_TTY_SESSION_ID"}
-    env[RERUN_ENV] = "1"
     argv = [sys.executable, "-m", "agent_tty", "--json", "--home", str(engine.home.root), "destroy", session_id]
-    child = subprocess.Popen(argv + (["--force"] if force else []), env=env, stdout=subprocess.PIPE, text=True, **current().detached())
-    if started is not None:
-        started(child)
+    child = subprocess.Popen(argv + (["--force"] if force else []), env=rerun_env(), stdout=subprocess.PIPE, text=True, **current().detached())
     out, _ = child.communicate()
     try:
         document = json.loads(out)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from agent_tty.lifecycle.create import Launcher
     from agent_tty.lifecycle.engine import Engine
 
 CREATE_DEFAULTS = {"cols": 80, "rows": 24, "term": "xterm-256color"}
@@ -21,8 +22,10 @@ def create(
     env: dict[str, str] | None = None,
     term: str = "xterm-256color",
     idle_timeout_ms: int | None = None,
+    launch: Launcher | None = None,
 ) -> dict[str, Any]:
-    """Start `argv` in a new session; `cwd` None is the caller's directory."""
+    """Start `argv` in a new session; `cwd` None is the caller's directory; `launch` starts its
+    host (default: a fresh process; agent_tty.api passes a spare one)."""
     import os
 
     from agent_tty.lifecycle.create import CreateRequest
@@ -57,7 +60,7 @@ def create(
         from agent_tty.ops.resolve import check_name_is_free
 
         check_name_is_free(engine, name)
-    manifest = create_session(engine, request)
+    manifest = create_session(engine, request, launch)
     return {
         "sessionId": manifest.session_id,
         "status": manifest.status.value,
@@ -133,4 +136,16 @@ def inspect(engine: Engine, session_id: str) -> dict[str, Any]:
     if space is not None:
         result["derived"]["homeFreeBytes"] = space.free_bytes
         result["derived"]["homeNearlyFull"] = space.nearly_full
+    return result
+
+
+def gc(engine: Engine, dry_run: bool = False, older_than_s: float | None = None, stale_only: bool = False) -> dict[str, Any]:
+    """Remove collectable sessions (never a live one); what was removed and what was kept, why."""
+    from agent_tty.lifecycle.gc import GcOptions
+    from agent_tty.lifecycle.gc import gc as collect
+
+    report = collect(engine, GcOptions(dry_run=dry_run, older_than_s=older_than_s, stale_only=stale_only))
+    result: dict[str, Any] = {"removedSessions": report.removed, "skippedSessions": report.skipped, "dryRun": dry_run}
+    if report.sweep_errors:
+        result["sweepErrors"] = report.sweep_errors
     return result

@@ -172,3 +172,4 @@ def test_wheel_entry_points(dists: Dists) -> None:
         "macos_ps": "agent_tty_plugins.macos_ps",
         "windows_conpty": "agent_tty_plugins.windows_conpty",
     }
+    assert dict(points["pytest11"]) == {"agent_tty": "agent_tty.pytest_plugin"}

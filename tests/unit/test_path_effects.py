@@ -31,7 +31,7 @@ REVIEWED = {
     ("ops/live.py", "read_input_file", "open"),
     ("ops/live.py", "file_chunks", "open"),
     # --out: the user's own output path, named on the command line.
-    ("cli/commands/screenshot.py", "command", ".write_bytes"),
+    ("ops/artifacts.py", "screenshot", ".write_bytes"),
     # The host's own files in its own checked session folder, O_NOFOLLOW.
     ("host/eventlog.py", "open", "os.open"),
     ("host/main.py", "_append_log", "os.open"),

@@ -39,3 +39,22 @@ def test_hot_commands_load_nothing_heavy(tmp_path, args: list[str]) -> None:  # 
     # Other commands' modules stay unloaded.
     assert "agent_tty.lifecycle.create" not in modules
     assert "agent_tty.host.loop" not in modules
+
+
+def _loads_pydantic(modules: set[str]) -> bool:
+    return any(m == "pydantic" or m.startswith(("pydantic.", "pydantic_core")) for m in modules)
+
+
+def test_only_schema_loads_pydantic(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The schema models (agent_tty.schema) are pydantic; commands emit plain dicts and load
+    neither (docs/adr/0018). Every command's module, through its --help, and a few real runs."""
+    from agent_tty.cli.main import COMMANDS
+
+    runs = [[name, "--help"] for name in COMMANDS if name != "schema"]
+    runs += [["--json", "version"], ["snapshot", "nosuch"], ["type", "nosuch", "x"], ["wait", "nosuch", "--exit"], ["schema", "--help"]]
+    for args in runs:
+        modules = _modules_after(args, str(tmp_path))
+        assert not _loads_pydantic(modules), (args, sorted(m for m in modules if "pydantic" in m or m.startswith("agent_tty.schema")))
+        assert "agent_tty.schema" not in modules, args
+    # The check sees pydantic where it is loaded.
+    assert _loads_pydantic(_modules_after(["schema", "version"], str(tmp_path)))

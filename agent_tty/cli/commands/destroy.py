@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import signal
 import subprocess
+import sys
+from typing import Any, NoReturn
 
 import typer
 
-from agent_tty.cli.output import emit
+from agent_tty.cli.output import GLOBALS, emit
 
 
 def command(
@@ -17,7 +19,7 @@ def command(
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops.destroy import destroy
 
-    result = destroy(cli_engine(), session_id, force, started=_forward_signals)
+    result = destroy(cli_engine(), session_id, force, rerun=_rerun_this_command)
     human = f"{session_id} destroyed"
     if result.get("manifestUnreadable"):
         human += f"\nnote: its manifest cannot be read ({result['manifestUnreadable']}); the destroyed marker records the end"
@@ -27,12 +29,27 @@ def command(
     return 0
 
 
-def _forward_signals(child: subprocess.Popen[str]) -> None:
-    """A destroy from inside the program runs as a detached copy: what a user sends goes to it;
-    not SIGHUP, which the end of the program's terminal sends us while the copy does its work."""
+def _rerun_this_command(session_id: str, _force: bool) -> NoReturn:
+    """ReRunsInNewSession: this same command, detached in a new session, answers on our stdout
+    (we may die in the kill it makes); we exit with its exit code."""
+    import click
 
-    def forward(signum: int, _frame: object) -> None:
+    from agent_tty.ops.destroy import rerun_env
+    from agent_tty.platform.system import current
+
+    argv = list(GLOBALS.argv)
+    if GLOBALS.resolved is not None:
+        # The copy destroys the session this one resolved, not whatever the name means by then.
+        at = len(argv) - 1 - argv[::-1].index(GLOBALS.resolved["ref"])
+        argv[at] = session_id
+    child = subprocess.Popen([sys.executable, "-m", "agent_tty", *argv], env=rerun_env(), **current().detached())
+
+    def forward(signum: int, _frame: Any) -> None:
         child.send_signal(signum)
 
+    # Forward what a user sends; not SIGHUP, which the end of the program's terminal sends
+    # us while the copy does its work.
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, forward)
+    code = child.wait()
+    raise click.exceptions.Exit(128 - code if code < 0 else code)

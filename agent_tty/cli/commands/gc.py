@@ -6,7 +6,7 @@ from typing import Optional
 
 import typer
 
-from agent_tty.cli.output import GLOBALS, emit
+from agent_tty.cli.output import emit
 
 
 def command(
@@ -14,22 +14,16 @@ def command(
     older_than: Optional[str] = typer.Option(None, "--older-than", help="Only sessions that ended longer ago (e.g. 1h)."),
     stale_only: bool = typer.Option(False, "--stale-only", help="Only sessions whose host died (failed)."),
 ) -> int:
-    from agent_tty.lifecycle.engine import engine_for
-    from agent_tty.lifecycle.gc import GcOptions, gc
+    from agent_tty.cli.engine import cli_engine
+    from agent_tty.ops.sessions import gc
     from agent_tty.protocol.values import parse_duration
 
-    options = GcOptions(
-        dry_run=dry_run,
-        older_than_s=parse_duration(older_than, "--older-than") if older_than is not None else None,
-        stale_only=stale_only,
-    )
-    report = gc(engine_for(GLOBALS.home), options)
-    result = {"removedSessions": report.removed, "skippedSessions": report.skipped, "dryRun": dry_run}
+    older_than_s = parse_duration(older_than, "--older-than") if older_than is not None else None
+    result = gc(cli_engine(), dry_run, older_than_s, stale_only)
+    removed = result["removedSessions"]
     verb = "would remove" if dry_run else "removed"
-    lines = [f"{verb} {len(report.removed)} session(s)" + (": " + ", ".join(report.removed) if report.removed else "")]
-    lines += [f"kept {s['sessionId']}: {s['reason']}" for s in report.skipped]
-    if report.sweep_errors:
-        result["sweepErrors"] = report.sweep_errors
-        lines += [f"warning: plugin {name}'s sweep failed: {error}" for name, error in report.sweep_errors.items()]
+    lines = [f"{verb} {len(removed)} session(s)" + (": " + ", ".join(removed) if removed else "")]
+    lines += [f"kept {s['sessionId']}: {s['reason']}" for s in result["skippedSessions"]]
+    lines += [f"warning: plugin {name}'s sweep failed: {error}" for name, error in result.get("sweepErrors", {}).items()]
     emit(result, "\n".join(lines))
     return 0

@@ -1,0 +1,76 @@
+"""Results of the commands that observe a session: wait, snapshot, screenshot, record export."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from agent_tty.schema.base import Model, SessionResult, absent, doc
+
+
+class WaitResult(SessionResult):
+    """`matched` or `timedOut` (exit 11); a session that ended first is SESSION_NOT_RUNNING."""
+
+    matched: bool = doc("Whether the condition held.")
+    timedOut: bool = doc("Whether --timeout passed first (exit 11; the envelope still says ok).")
+    seq: int = doc("The last event seq when the wait ended.")
+    screenHash: str = absent("--screen-stable-ms: the hash of the still screen (absent otherwise).")
+    ended: bool = absent("Present (true) when an ended session was judged from its event log.")
+    exitCode: int | None = absent("The program's exit code, when the wait saw it end (absent otherwise).")
+    exitSignal: int | None = absent("The signal that ended the program, when the wait saw it end (absent otherwise).")
+
+
+class Cursor(Model):
+    x: int = doc("Column, from 0.")
+    y: int = doc("Row, from 0.")
+    visible: bool = doc("Whether the cursor is shown.")
+
+
+class Cell(Model):
+    char: str = doc("The cell's text (empty for the second cell of a wide character).")
+    fg: int | str | None = doc("Foreground: a palette index, `#rrggbb`, or null for the default.")
+    bg: int | str | None = doc("Background: a palette index, `#rrggbb`, or null for the default.")
+    bold: bool = doc("Bold.")
+    italic: bool = doc("Italic.")
+    underline: bool = doc("Underlined.")
+    inverse: bool = doc("Inverse video.")
+    faint: bool = doc("Faint (always false on the pyte backend).")
+    strikethrough: bool = doc("Struck through.")
+
+
+class SnapshotResult(SessionResult):
+    """The text form; `--format structured` adds `cells`, `--scrollback` adds `scrollback`."""
+
+    cols: int = doc("Screen width.")
+    rows: int = doc("Screen height.")
+    lines: list[str] = doc("The visible rows, trailing spaces removed.")
+    text: str = doc("The visible rows joined by newlines, trailing empty rows removed.")
+    cursor: Cursor = doc("The cursor.")
+    alternateScreen: bool = doc("Whether the program switched to the alternate screen (a full-screen app).")
+    title: str = doc("The window title the program set.")
+    screenHash: str = doc("sha256 of the visible text.")
+    seq: int = doc("The last event seq the screen includes.")
+    backend: Literal["ghostty", "pyte"] = doc("The screen engine.")
+    source: Literal["live", "replay"] = doc("live: the host's screen; replay: rebuilt from an ended session's log.")
+    scrollback: list[str] = absent("--scrollback: the rows that scrolled off the top, oldest first (absent otherwise).")
+    cells: list[list[Cell]] = absent("--format structured: rows of cells with colours and attributes (absent otherwise).")
+
+
+class ScreenshotResult(SessionResult):
+    path: str = doc("The PNG, in the session's artifacts.")
+    sha256: str = doc("sha256 of the PNG.")
+    bytes: int = doc("The PNG's size.")
+    copiedTo: str | None = doc("Where --out copied it, else null.")
+    width: int = doc("Image width in pixels.")
+    height: int = doc("Image height in pixels.")
+    seq: int = doc("The last event seq the screen includes.")
+    screenHash: str = doc("sha256 of the visible text.")
+    source: Literal["live", "replay"] = doc("live: the host's screen; replay: rebuilt from the log.")
+
+
+class RecordResult(SessionResult):
+    format: Literal["asciicast"] = doc("The file's format: asciicast (asciinema v2).")
+    path: str = doc("The file written (--out, else the session's artifacts).")
+    sha256: str = doc("sha256 of the file.")
+    bytes: int = doc("The file's size.")
+    events: int = doc("Events written to the file.")
+    duration: float = doc("Seconds from the first to the last event.")

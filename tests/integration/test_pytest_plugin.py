@@ -1,0 +1,62 @@
+"""The pytest plugin agent-tty installs (entry point pytest11): a test gets a live session from a
+fixture, and nothing of it runs after the test, whether the test passed or failed."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.conftest import group_members, pid_alive
+
+INNER = '''
+import json, os, pytest
+
+RECORD = os.environ["RECORD"]
+
+
+def _record(session):
+    with open(RECORD, "a") as out:
+        out.write(json.dumps({**session.created, "home": session.client.home}) + "\\n")
+
+
+def test_a_shell(agent_tty_session):
+    _record(agent_tty_session)
+    agent_tty_session.run("printf 'ok-%s\\\\n' $((6*7))")
+    assert agent_tty_session.wait("ok-42", timeout=5)["matched"]
+    agent_tty_session.type("sleep 300 &\\n")  # a process the teardown must end too
+
+
+@pytest.mark.agent_tty(argv=["python3", "-q"], cols=60, rows=10)
+def test_a_program_chosen_by_the_marker(agent_tty_session):
+    _record(agent_tty_session)
+    assert agent_tty_session.wait(">>>", timeout=10)["matched"]
+    assert agent_tty_session.snapshot()["cols"] == 60
+
+
+def test_a_failing_test_still_ends_its_session(agent_tty_session):
+    _record(agent_tty_session)
+    assert False, "on purpose"
+'''
+
+
+def test_the_fixture_gives_a_live_session_and_ends_it(tmp_path: Path) -> None:
+    (tmp_path / "test_inner.py").write_text(INNER)
+    record = tmp_path / "sessions.jsonl"
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("AGENT_TTY_", "PYTEST_"))}
+    env["RECORD"] = str(record)
+    done = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--basetemp={tmp_path / 'base'}", str(tmp_path / "test_inner.py")],
+        cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180,
+    )
+    assert "1 failed, 2 passed" in done.stdout, done.stdout + done.stderr
+    sessions = [json.loads(line) for line in record.read_text().splitlines()]
+    assert len(sessions) == 3
+    for created in sessions:
+        # Destroyed and collected: gc removes only sessions that ended.
+        assert not (Path(created["home"]) / "sessions" / created["sessionId"]).exists()
+        assert not pid_alive(created["hostPid"])
+        assert group_members(created["childPid"]) == []  # the shell's `sleep 300 &` too
+    assert len({created["home"] for created in sessions}) == 3  # a Home per test
