@@ -1,17 +1,16 @@
 """The one place where each tool's output model (its MCP outputSchema) is chosen.
 
-Until agent_tty.schema (the commands' pydantic result models) lands, every result is an open JSON
-object. Switching is the one line below: `from agent_tty.schema import RESULTS`.
+The commands' pydantic result models (agent_tty.schema, ADR 0018) are the tools' output schemas;
+a tool whose command has none would publish an open JSON object.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-RESULTS: dict[str, Any] = {}
-"""Command name (as the CLI spells it) -> pydantic model of its `--json` result."""
+from agent_tty.schema import RESULTS  # command name (as the CLI spells it) -> result model
 
-COMMAND_OF_TOOL = {"send_keys": "send-keys", "record_export": "record export"}
+COMMAND_OF_TOOL = {"send_keys": "send-keys", "record_export": "record"}
 """Tools are named with underscores (MCP clients disallow spaces and some dashes); the schema
 table is keyed by command."""
 

@@ -76,6 +76,9 @@ def test_tools_listed_with_input_and_output_schemas(cli: Cli) -> None:
         assert "seconds" in wait["timeout"]["description"].lower()
         assert {"text", "regex", "stable", "idle", "exit", "after_seq", "output"} <= set(wait)
         assert listed["create"].input_schema["required"] == ["argv"]
+        # Output schemas are the commands' result models (agent_tty.schema), not open objects.
+        assert {"lines", "cols", "rows", "screenHash"} <= set(listed["snapshot"].output_schema["properties"])
+        assert "path" in listed["screenshot"].output_schema["properties"]
 
     drive(cli, steps)
 
