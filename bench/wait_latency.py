@@ -5,7 +5,7 @@
 Starts a session with the real CLI whose program prints a marker each time a line arrives on
 a FIFO and then writes the CLOCK_MONOTONIC time of that print (system-wide on Linux) to a
 second FIFO. For each run it sends a `wait --text MARKER` RPC over the host's socket
-(agent_tty.protocol.rpc), triggers the print a random 20-40 ms later (so the trigger falls
+(agent_tty.protocol.rpc's connect and peer check), triggers the print a random 20-40 ms later (so the trigger falls
 anywhere in the host's check cycle), and takes the time the answer arrives. Prints the median
 and spread of answer - print; `run` is timed as a whole RPC round trip (`run true`).
 No pass/fail: numbers are for people.
@@ -22,7 +22,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -66,21 +65,21 @@ def main() -> int:
         with open(trigger, "w") as to_program, open(stamps) as from_program:
             rpc.call(sock, {"op": "snapshot"}, session_id=sid)  # the screen model is built
             for run in range(args.runs):
-                answered: list[float] = []
-
-                def wait(n: int = run) -> None:
-                    result = rpc.call(sock, {"op": "wait", "text": f"MARK-{n}-END", "timeoutMs": 5000}, timeout=10, session_id=sid)
-                    answered.append(time.monotonic())
-                    assert result["matched"], result
-
-                waiter = threading.Thread(target=wait)
-                waiter.start()
+                # Sent before the trigger from this thread: the wait is in place when the text comes.
+                conn = rpc._connect(sock, 5.0, sid)
+                rpc._check_peer(conn, sock, sid)
+                conn.sendall(rpc.encode({"op": "wait", "text": f"MARK-{run}-END", "timeoutMs": 5000}))
                 time.sleep(random.uniform(0.02, 0.04))
                 to_program.write(f"{run}\n")
                 to_program.flush()
+                reply = b""
+                while not reply.endswith(b"\n"):
+                    reply += conn.recv(65536)
+                answered = time.monotonic()
+                conn.close()
                 printed = float(from_program.readline())
-                waiter.join(10)
-                waits.append((answered[0] - printed) * 1000)
+                assert json.loads(reply)["result"]["matched"], reply
+                waits.append((answered - printed) * 1000)
         # `run` on a shell: a whole round trip, marker included.
         shell = json.loads(subprocess.run([str(ours), "--json", "create", "--", "sh"], env=env, capture_output=True, text=True, check=True).stdout)["result"]["sessionId"]
         shell_sock = json.loads((work / "home" / "sessions" / shell / "session.json").read_text())["socketPath"]
@@ -95,6 +94,8 @@ def main() -> int:
         for folder in (work / "home" / "sessions").iterdir():
             subprocess.run([str(ours), "destroy", "--force", folder.name], env=env, capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
+    if os.environ.get("BENCH_ALL"):
+        print(" ".join(f"{w:.1f}" for w in waits))
     print(f"wait --text: print -> answer   {summary(waits)}")
     print(f"run true: RPC round trip       {summary(runs)}")
     return 0

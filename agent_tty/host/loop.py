@@ -37,7 +37,13 @@ EXIT_GROUP_WAIT_S = 2.0
 POLL_S = 0.01
 READ_CHUNK = 65536
 WAIT_CHECK_S = 0.02
-"""How often waits are judged while output flows (judging reads the whole screen)."""
+"""How often waits are judged with no new output (a stable/idle wait, a deadline)."""
+WAIT_SHARE = 0.2
+"""Under output, waits are judged on each batch fed to the screen, but judging (it reads the
+whole screen, scrollback included, and runs the pattern) takes at most about this share of the
+host's time: after a check that took S, the next waits 4 S (a 1 ms check: batches 4 ms apart
+are each judged; a 100 ms pattern: every 0.5 s), so a flood with a costly pattern still leaves
+the program's output and the other commands 80 % of the loop."""
 IDLE_BUILD_S = 0.05
 """With no event for this long, the host builds its screen model (see LiveScreen)."""
 HOLD_S = 0.05
@@ -107,6 +113,8 @@ class Host:
         self.output = ProgramOutput()
         self.waits: list[Wait] = []
         self.wait_timer: int | None = None
+        self.wait_next = 0.0
+        """Monotonic time before which an output batch does not judge waits (WAIT_SHARE)."""
         self.log_timer: int | None = None
         self.flag_delay = 0.0
         self.retry_timer: int | None = None
@@ -241,8 +249,8 @@ class Host:
             if match.end() > len(self.marker_tail):
                 self._run_completed(match.group(1).decode(), int(match.group(2)))
         self.marker_tail = window[-64:]
-        if self.waits and self.wait_timer is None:
-            self.wait_timer = self.after(WAIT_CHECK_S, self._check_waits)
+        if self.waits:
+            self._waits_on_output()
 
     def _drain_output(self) -> None:
         while True:
@@ -340,6 +348,22 @@ class Host:
 
     # ------------------------------------------------------------------ waits
 
+    def _waits_on_output(self) -> None:
+        """New output is on the screen: judge the waits it could satisfy now, unless judging
+        has had its share of time (WAIT_SHARE); then the timer judges them when it is due."""
+        if not any(wait.search is not None or wait.kind in ("text", "regex", "stable") for wait in self.waits):
+            if self.wait_timer is None:
+                self.wait_timer = self.after(WAIT_CHECK_S, self._check_waits)
+            return
+        if self.wait_timer is not None:
+            self.cancelled.add(self.wait_timer)  # this check, now or at wait_next, replaces it
+            self.wait_timer = None
+        now = time.monotonic()
+        if now < self.wait_next:
+            self.wait_timer = self.after(self.wait_next - now, self._check_waits)
+            return
+        self._check_waits()
+
     def _check_waits(self) -> None:
         self.wait_timer = None
         if not self.waits:
@@ -376,11 +400,11 @@ class Host:
                     continue
             if wait.deadline is not None and now >= wait.deadline:
                 self._finish_wait(wait, {"matched": False, "timedOut": True, "seq": self.events.seq})
+        spent = time.monotonic() - now
+        self.wait_next = now + spent / WAIT_SHARE
         if self.waits:
-            # Slow patterns (each within its budget) get checked less often: judging waits
-            # takes at most about half of the loop's time, the rest answers other commands.
-            spent = time.monotonic() - now
-            self.wait_timer = self.after(max(WAIT_CHECK_S, spent), self._check_waits)
+            # Slow patterns (each within its budget) get checked less often (WAIT_SHARE).
+            self.wait_timer = self.after(max(WAIT_CHECK_S, spent / WAIT_SHARE - spent), self._check_waits)
 
     def _finish_wait(self, wait: Wait, result: dict[str, Any]) -> None:
         if wait in self.waits:
