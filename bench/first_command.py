@@ -6,7 +6,9 @@ Per run: `agent-tty create -- PROGRAM` as a whole process (fork+exec to exit), t
 ten `snapshot` RPCs over the host's socket (agent_tty.protocol.rpc, as a long-lived API
 process would send them); also the first `agent-tty snapshot` CLI process after a second
 create. Prints medians: create, first snapshot RPC, tenth, first CLI snapshot.
-No pass/fail: numbers are for people.
+`--before TREE` (a checkout of the base commit's agent_tty, e.g. `git archive BASE agent_tty |
+tar -x -C TREE`) alternates each run with sessions whose CLI and host import from TREE, so the
+two columns share the machine's load. No pass/fail: numbers are for people.
 """
 
 from __future__ import annotations
@@ -32,14 +34,21 @@ def main() -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, default=20)
     parser.add_argument("--program", default="bash")
+    parser.add_argument("--before", help="a tree with the base commit's agent_tty/, run alternately")
     args = parser.parse_args()
     ours = Path(sys.executable).with_name("agent-tty")
     work = Path(tempfile.mkdtemp(prefix="att-fc-", dir="/tmp"))
     home = work / "home"
-    env = {**os.environ, "AGENT_TTY_HOME": str(home)}
-    figures: dict[str, list[float]] = {"create": [], "snapshot RPC #1": [], "snapshot RPC #10": [], "create (2nd)": [], "snapshot CLI #1": []}
+    names = ("create", "snapshot RPC #1", "snapshot RPC #10", "create (2nd)", "snapshot CLI #1")
+    sides = {"this tree": {**os.environ, "AGENT_TTY_HOME": str(home)}}
+    if args.before:
+        sides["--before"] = {**os.environ, "AGENT_TTY_HOME": str(home), "PYTHONPATH": args.before}
+    results = {side: {name: [] for name in names} for side in sides}
+    env = sides["this tree"]
     try:
-        for _ in range(args.runs):
+        for run in range(args.runs * len(sides)):
+            side = list(sides)[run % len(sides)]
+            env, figures = sides[side], results[side]
             ms, out = timed([str(ours), "--json", "create", "--", args.program], env)
             figures["create"].append(ms)
             sid = json.loads(out)["result"]["sessionId"]
@@ -64,9 +73,10 @@ def main() -> int:
             for folder in (home / "sessions").iterdir():
                 subprocess.run([str(ours), "destroy", "--force", folder.name], env=env, capture_output=True)
         shutil.rmtree(work, ignore_errors=True)
-    print(f"{args.runs} runs of `create -- {args.program}`")
-    for name, samples in figures.items():
-        print(f"{name:20} {summary(samples)}")
+    print(f"{args.runs} runs of `create -- {args.program}`, medians [min-max]")
+    print(f"{'':20} " + "".join(f"{side:32}" for side in sides))
+    for name in names:
+        print(f"{name:20} " + "".join(f"{summary(results[side][name]):32}" for side in sides))
     return 0
 
 

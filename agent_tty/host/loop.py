@@ -45,7 +45,8 @@ host's time: after a check that took S, the next waits 4 S (a 1 ms check: batche
 are each judged; a 100 ms pattern: every 0.5 s), so a flood with a costly pattern still leaves
 the program's output and the other commands 80 % of the loop."""
 IDLE_BUILD_S = 0.05
-"""With no event for this long, the host builds its screen model (see LiveScreen)."""
+"""With no event for this long, or right after its first reply (create's readiness ping), the
+host builds its screen model (see LiveScreen)."""
 HOLD_S = 0.05
 """An escape sequence cut by a read, mid-echo, waits this long at most for its end (ADR 0007)."""
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
@@ -93,6 +94,8 @@ class Host:
         self.waiters: list[socket.socket] = []
         self.buffers: dict[socket.socket, bytearray] = {}
         self.done = False
+        self.replied = False
+        """A reply has been sent: the screen model is built at the end of this loop turn."""
         self.last_activity = time.monotonic()
         self.last_output = time.monotonic()
         self.live = LiveScreen(writer.current.cols, writer.current.rows, self._write_program)
@@ -162,7 +165,9 @@ class Host:
                 key.data(key.fileobj, mask)
                 if self.done:
                     break
-            if not events and not self.live.built and not self.done:
+            if (self.replied or not events) and not self.live.built and not self.done:
+                # The first reply (create's readiness ping) has gone out: build now, while
+                # create exits and its caller starts, not when the first command needs it.
                 self.live.screen()
             self._run_timers()
             if not self.done:
@@ -742,6 +747,7 @@ class Host:
         self._send(conn, {"ok": False, "error": {"code": err.code.value, "message": err.message, "details": err.details}})
 
     def _send(self, conn: socket.socket, message: dict[str, Any]) -> None:
+        self.replied = True
         try:
             conn.setblocking(True)
             conn.settimeout(1.0)
