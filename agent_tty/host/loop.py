@@ -184,6 +184,8 @@ class Host:
             self._reply(waiter, {"status": self.writer.current.status.value, **self._end_fields()})
             waiter.close()
         self.waiters.clear()
+        for conn in list(self.buffers):
+            self._drop(conn)  # connections kept open between requests: their callers read EOF
         if self.server is not None:
             self.server.close()
             if self.socket_path:
@@ -333,7 +335,7 @@ class Host:
         waiting, self.input_waiters = self.input_waiters, []
         for conn, result in waiting:
             self._reply(conn, result)
-            conn.close()
+            self._served(conn)
 
     def _input(self, data: bytes, kind: str, continues_paste: bool = False) -> int:
         self._require_commandable()
@@ -386,7 +388,7 @@ class Host:
                 except AgentTtyError as err:  # the pattern ran past its budget (regex_budget)
                     self.waits.remove(wait)
                     self._reply_error(wait.conn, err)
-                    wait.conn.close()
+                    self._served(wait.conn)
                     continue
                 if matched:
                     self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
@@ -417,7 +419,7 @@ class Host:
         if wait.kind == "run":
             result = {**result, "seq": wait.seq}
         self._reply(wait.conn, result)
-        wait.conn.close()
+        self._served(wait.conn)
 
     def _run_completed(self, token: str, status: int) -> None:
         for wait in list(self.waits):
@@ -714,31 +716,67 @@ class Host:
             return
         buffer = self.buffers[conn]
         buffer.extend(chunk)
-        if len(buffer) > rpc.MAX_MESSAGE:
+        if b"\n" not in buffer:
+            if len(buffer) > rpc.MAX_MESSAGE:
+                self._reply_error(conn, AgentTtyError(ErrorCode.PROTOCOL_ERROR, "RPC message too large"))
+                self._drop(conn)
+            return
+        self._serve_next(conn)
+
+    def _serve_next(self, conn: socket.socket) -> None:
+        """Answer the next whole request line of `conn`. The connection leaves the selector until
+        its answer has gone (a wait or a run answers later), so its requests are answered one
+        after another, in order; `_served` then takes it back for the next one."""
+        buffer = self.buffers.get(conn)
+        if buffer is None or self.done:
+            return
+        end = buffer.find(b"\n")
+        if end < 0:
+            return
+        if end > rpc.MAX_MESSAGE:
             self._reply_error(conn, AgentTtyError(ErrorCode.PROTOCOL_ERROR, "RPC message too large"))
             self._drop(conn)
             return
-        if b"\n" not in buffer:
-            return
-        line = bytes(buffer[: buffer.index(b"\n")])
-        self.selector.unregister(conn)
-        self.buffers.pop(conn, None)
+        line = bytes(buffer[:end])
+        del buffer[: end + 1]
+        try:
+            self.selector.unregister(conn)
+        except (KeyError, ValueError):
+            pass
         try:
             result = self._dispatch(rpc.decode(line), conn)
         except AgentTtyError as err:
             self._reply_error(conn, err)
-            conn.close()
+            self._served(conn)
             return
         except Exception as err:  # a bug in one request must not end the session
             from agent_tty.host.main import log_crash
 
             log_crash(self.paths)
             self._reply_error(conn, AgentTtyError(ErrorCode.INTERNAL_ERROR, f"host error: {type(err).__name__}: {err}"))
-            conn.close()
+            self._served(conn)
             return
         if result is not None:
             self._reply(conn, result)
-            conn.close()
+            self._served(conn)
+
+    def _served(self, conn: socket.socket) -> None:
+        """A request of `conn` has its answer: the connection waits for its next request (a
+        caller that sent one request and closes, as every CLI does, is dropped at its EOF)."""
+        if self.done or conn not in self.buffers or conn.fileno() < 0:
+            self._drop(conn)
+            return
+        if b"\n" in self.buffers[conn]:
+            # A request sent before this answer came: answer it on a later loop turn (not by
+            # recursion, and after what else is ready). Nothing more is read meanwhile, so a
+            # caller's queue holds at most one read past a whole line.
+            self.after(0, lambda: self._serve_next(conn))
+            return
+        try:
+            conn.setblocking(False)
+            self.selector.register(conn, selectors.EVENT_READ, self._on_request_data)
+        except (OSError, ValueError, KeyError):
+            self._drop(conn)
 
     def _reply(self, conn: socket.socket, result: dict[str, Any]) -> None:
         self._send(conn, {"ok": True, "result": result})
