@@ -175,7 +175,8 @@ class Connection:
     same checks, only then, when nothing of the request has been sent. Once any byte of a
     request has gone, a failure is HOST_UNREACHABLE (or HOST_TIMEOUT) as with `call`, and the
     request is never sent again: the host may have executed it. After such a failure the
-    connection is closed; the next request opens a new one.
+    connection is closed; the next request opens a new one. `socket_path` is one session's,
+    as `call` takes it: checked by its caller (Engine.socket), never a record's raw path.
     """
 
     def __init__(self, socket_path: str, session_id: str | None = None, timeout: float | None = 5.0) -> None:
