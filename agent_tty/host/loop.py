@@ -37,9 +37,16 @@ EXIT_GROUP_WAIT_S = 2.0
 POLL_S = 0.01
 READ_CHUNK = 65536
 WAIT_CHECK_S = 0.02
-"""How often waits are judged while output flows (judging reads the whole screen)."""
+"""How often waits are judged with no new output (a stable/idle wait, a deadline)."""
+WAIT_SHARE = 0.2
+"""Under output, waits are judged on each batch fed to the screen, but judging (it reads the
+whole screen, scrollback included, and runs the pattern) takes at most about this share of the
+host's time: after a check that took S, the next waits 4 S (a 1 ms check: batches 4 ms apart
+are each judged; a 100 ms pattern: every 0.5 s), so a flood with a costly pattern still leaves
+the program's output and the other commands 80 % of the loop."""
 IDLE_BUILD_S = 0.05
-"""With no event for this long, the host builds its screen model (see LiveScreen)."""
+"""With no event for this long, or right after its first reply (create's readiness ping), the
+host builds its screen model (see LiveScreen)."""
 HOLD_S = 0.05
 """An escape sequence cut by a read, mid-echo, waits this long at most for its end (ADR 0007)."""
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
@@ -87,6 +94,8 @@ class Host:
         self.waiters: list[socket.socket] = []
         self.buffers: dict[socket.socket, bytearray] = {}
         self.done = False
+        self.replied = False
+        """A reply has been sent: the screen model is built at the end of this loop turn."""
         self.last_activity = time.monotonic()
         self.last_output = time.monotonic()
         self.live = LiveScreen(writer.current.cols, writer.current.rows, self._write_program)
@@ -107,6 +116,8 @@ class Host:
         self.output = ProgramOutput()
         self.waits: list[Wait] = []
         self.wait_timer: int | None = None
+        self.wait_next = 0.0
+        """Monotonic time before which an output batch does not judge waits (WAIT_SHARE)."""
         self.log_timer: int | None = None
         self.flag_delay = 0.0
         self.retry_timer: int | None = None
@@ -154,7 +165,9 @@ class Host:
                 key.data(key.fileobj, mask)
                 if self.done:
                     break
-            if not events and not self.live.built and not self.done:
+            if (self.replied or not events) and not self.live.built and not self.done:
+                # The first reply (create's readiness ping) has gone out: build now, while
+                # create exits and its caller starts, not when the first command needs it.
                 self.live.screen()
             self._run_timers()
             if not self.done:
@@ -171,6 +184,8 @@ class Host:
             self._reply(waiter, {"status": self.writer.current.status.value, **self._end_fields()})
             waiter.close()
         self.waiters.clear()
+        for conn in list(self.buffers):
+            self._drop(conn)  # connections kept open between requests: their callers read EOF
         if self.server is not None:
             self.server.close()
             if self.socket_path:
@@ -241,8 +256,8 @@ class Host:
             if match.end() > len(self.marker_tail):
                 self._run_completed(match.group(1).decode(), int(match.group(2)))
         self.marker_tail = window[-64:]
-        if self.waits and self.wait_timer is None:
-            self.wait_timer = self.after(WAIT_CHECK_S, self._check_waits)
+        if self.waits:
+            self._waits_on_output()
 
     def _drain_output(self) -> None:
         while True:
@@ -320,7 +335,7 @@ class Host:
         waiting, self.input_waiters = self.input_waiters, []
         for conn, result in waiting:
             self._reply(conn, result)
-            conn.close()
+            self._served(conn)
 
     def _input(self, data: bytes, kind: str, continues_paste: bool = False) -> int:
         self._require_commandable()
@@ -340,6 +355,22 @@ class Host:
 
     # ------------------------------------------------------------------ waits
 
+    def _waits_on_output(self) -> None:
+        """New output is on the screen: judge the waits it could satisfy now, unless judging
+        has had its share of time (WAIT_SHARE); then the timer judges them when it is due."""
+        if not any(wait.search is not None or wait.kind in ("text", "regex", "stable") for wait in self.waits):
+            if self.wait_timer is None:
+                self.wait_timer = self.after(WAIT_CHECK_S, self._check_waits)
+            return
+        if self.wait_timer is not None:
+            self.cancelled.add(self.wait_timer)  # this check, now or at wait_next, replaces it
+            self.wait_timer = None
+        now = time.monotonic()
+        if now < self.wait_next:
+            self.wait_timer = self.after(self.wait_next - now, self._check_waits)
+            return
+        self._check_waits()
+
     def _check_waits(self) -> None:
         self.wait_timer = None
         if not self.waits:
@@ -357,7 +388,7 @@ class Host:
                 except AgentTtyError as err:  # the pattern ran past its budget (regex_budget)
                     self.waits.remove(wait)
                     self._reply_error(wait.conn, err)
-                    wait.conn.close()
+                    self._served(wait.conn)
                     continue
                 if matched:
                     self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
@@ -376,11 +407,11 @@ class Host:
                     continue
             if wait.deadline is not None and now >= wait.deadline:
                 self._finish_wait(wait, {"matched": False, "timedOut": True, "seq": self.events.seq})
+        spent = time.monotonic() - now
+        self.wait_next = now + spent / WAIT_SHARE
         if self.waits:
-            # Slow patterns (each within its budget) get checked less often: judging waits
-            # takes at most about half of the loop's time, the rest answers other commands.
-            spent = time.monotonic() - now
-            self.wait_timer = self.after(max(WAIT_CHECK_S, spent), self._check_waits)
+            # Slow patterns (each within its budget) get checked less often (WAIT_SHARE).
+            self.wait_timer = self.after(max(WAIT_CHECK_S, spent / WAIT_SHARE - spent), self._check_waits)
 
     def _finish_wait(self, wait: Wait, result: dict[str, Any]) -> None:
         if wait in self.waits:
@@ -388,7 +419,7 @@ class Host:
         if wait.kind == "run":
             result = {**result, "seq": wait.seq}
         self._reply(wait.conn, result)
-        wait.conn.close()
+        self._served(wait.conn)
 
     def _run_completed(self, token: str, status: int) -> None:
         for wait in list(self.waits):
@@ -685,31 +716,67 @@ class Host:
             return
         buffer = self.buffers[conn]
         buffer.extend(chunk)
-        if len(buffer) > rpc.MAX_MESSAGE:
+        if b"\n" not in buffer:
+            if len(buffer) > rpc.MAX_MESSAGE:
+                self._reply_error(conn, AgentTtyError(ErrorCode.PROTOCOL_ERROR, "RPC message too large"))
+                self._drop(conn)
+            return
+        self._serve_next(conn)
+
+    def _serve_next(self, conn: socket.socket) -> None:
+        """Answer the next whole request line of `conn`. The connection leaves the selector until
+        its answer has gone (a wait or a run answers later), so its requests are answered one
+        after another, in order; `_served` then takes it back for the next one."""
+        buffer = self.buffers.get(conn)
+        if buffer is None or self.done:
+            return
+        end = buffer.find(b"\n")
+        if end < 0:
+            return
+        if end > rpc.MAX_MESSAGE:
             self._reply_error(conn, AgentTtyError(ErrorCode.PROTOCOL_ERROR, "RPC message too large"))
             self._drop(conn)
             return
-        if b"\n" not in buffer:
-            return
-        line = bytes(buffer[: buffer.index(b"\n")])
-        self.selector.unregister(conn)
-        self.buffers.pop(conn, None)
+        line = bytes(buffer[:end])
+        del buffer[: end + 1]
+        try:
+            self.selector.unregister(conn)
+        except (KeyError, ValueError):
+            pass
         try:
             result = self._dispatch(rpc.decode(line), conn)
         except AgentTtyError as err:
             self._reply_error(conn, err)
-            conn.close()
+            self._served(conn)
             return
         except Exception as err:  # a bug in one request must not end the session
             from agent_tty.host.main import log_crash
 
             log_crash(self.paths)
             self._reply_error(conn, AgentTtyError(ErrorCode.INTERNAL_ERROR, f"host error: {type(err).__name__}: {err}"))
-            conn.close()
+            self._served(conn)
             return
         if result is not None:
             self._reply(conn, result)
-            conn.close()
+            self._served(conn)
+
+    def _served(self, conn: socket.socket) -> None:
+        """A request of `conn` has its answer: the connection waits for its next request (a
+        caller that sent one request and closes, as every CLI does, is dropped at its EOF)."""
+        if self.done or conn not in self.buffers or conn.fileno() < 0:
+            self._drop(conn)
+            return
+        if b"\n" in self.buffers[conn]:
+            # A request sent before this answer came: answer it on a later loop turn (not by
+            # recursion, and after what else is ready). Nothing more is read meanwhile, so a
+            # caller's queue holds at most one read past a whole line.
+            self.after(0, lambda: self._serve_next(conn))
+            return
+        try:
+            conn.setblocking(False)
+            self.selector.register(conn, selectors.EVENT_READ, self._on_request_data)
+        except (OSError, ValueError, KeyError):
+            self._drop(conn)
 
     def _reply(self, conn: socket.socket, result: dict[str, Any]) -> None:
         self._send(conn, {"ok": True, "result": result})
@@ -718,6 +785,7 @@ class Host:
         self._send(conn, {"ok": False, "error": {"code": err.code.value, "message": err.message, "details": err.details}})
 
     def _send(self, conn: socket.socket, message: dict[str, Any]) -> None:
+        self.replied = True
         try:
             conn.setblocking(True)
             conn.settimeout(1.0)

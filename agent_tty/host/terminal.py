@@ -19,8 +19,9 @@ RUN_MARKER = re.compile(rb"\x1b\]7770;([0-9a-f]{12});(\d{1,3})\x07")
 
 
 class LiveScreen:
-    """Built lazily (importing pyghostty costs ~155 ms, which create must not wait for): at
-    the first idle moment of the loop, or when a command needs it."""
+    """Built lazily (importing pyghostty costs ~155 ms, which create must not wait for): right
+    after the host's first reply (create's readiness), at the first idle moment of the loop,
+    or when a command needs it, whichever comes first."""
 
     def __init__(self, cols: int, rows: int, reply: Reply) -> None:
         self.cols, self.rows = cols, rows

@@ -100,9 +100,25 @@ def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0,
     sock = _connect(socket_path, timeout, session_id)
     try:
         _check_peer(sock, socket_path, session_id)
+        sock.settimeout(None if deadline is None else max(0.001, deadline - time.monotonic()))
         sock.sendall(encode(request))
-        chunks: list[bytes] = []
-        size = 0
+        data = _read_reply(sock, deadline, request, session_id)
+    except TimeoutError:
+        raise AgentTtyError(
+            ErrorCode.HOST_TIMEOUT, f"the host did not answer {request.get('op')!r} in time", sessionId=session_id
+        ) from None
+    except (ConnectionResetError, BrokenPipeError):
+        data = b""
+    finally:
+        sock.close()
+    return _result(data, session_id)
+
+
+def _read_reply(sock: socket.socket, deadline: float | None, request: dict[str, Any], session_id: str | None) -> bytes:
+    """One reply line; b"" when the host closed (or reset) the connection before any of it."""
+    chunks: list[bytes] = []
+    size = 0
+    try:
         while True:
             sock.settimeout(None if deadline is None else max(0.001, deadline - time.monotonic()))
             chunk = sock.recv(65536)
@@ -124,13 +140,14 @@ def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0,
         ) from None
     except (ConnectionResetError, BrokenPipeError):
         chunks = []
-    finally:
-        sock.close()
-    if not chunks:
+    return b"".join(chunks)
+
+
+def _result(data: bytes, session_id: str | None) -> dict[str, Any]:
+    if not data:
         raise AgentTtyError(
             ErrorCode.HOST_UNREACHABLE, "the host closed the connection without an answer", sessionId=session_id
         )
-    data = b"".join(chunks)
     if not data.endswith(b"\n"):
         # A reply is one line; without its end it was cut (never parse a part as if whole).
         raise AgentTtyError(
@@ -147,3 +164,99 @@ def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0,
             code = ErrorCode.PROTOCOL_ERROR
         raise AgentTtyError(code, str(error.get("message", "")), sessionId=session_id, **(error.get("details") or {}))
     raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, "malformed RPC reply", sessionId=session_id)
+
+
+class Connection:
+    """Requests to one session's host, one after another, over one connection (a long-lived
+    caller saves the connect and the peer check of each `call`). Not for several threads at once.
+
+    Safe reuse: before each request the connection is checked for EOF without blocking; a
+    connection the host closed (it restarted its accept, or ended) is opened again, with the
+    same checks, only then, when nothing of the request has been sent. Once any byte of a
+    request has gone, a failure is HOST_UNREACHABLE (or HOST_TIMEOUT) as with `call`, and the
+    request is never sent again: the host may have executed it. After such a failure the
+    connection is closed; the next request opens a new one. `socket_path` is one session's,
+    as `call` takes it: checked by its caller (Engine.socket), never a record's raw path.
+    """
+
+    def __init__(self, socket_path: str, session_id: str | None = None, timeout: float | None = 5.0) -> None:
+        self.socket_path = socket_path
+        self.session_id = session_id
+        self._sock: socket.socket | None = None
+        self._open(timeout)
+
+    def _open(self, timeout: float | None) -> socket.socket:
+        sock = _connect(self.socket_path, timeout, self.session_id)
+        try:
+            _check_peer(sock, self.socket_path, self.session_id)
+        except BaseException:
+            sock.close()
+            raise
+        self._sock = sock
+        return sock
+
+    def _usable(self) -> socket.socket | None:
+        """The open connection, or None when the host has closed it (EOF, a reset) or sent
+        something no request asked for: then it is closed here."""
+        import select
+
+        sock = self._sock
+        if sock is None:
+            return None
+        try:
+            readable, _, _ = select.select([sock], [], [], 0)
+            if not readable:
+                return sock
+        except (OSError, ValueError):
+            pass
+        self.close()
+        return None
+
+    def request(self, message: dict[str, Any], timeout: float | None = 5.0) -> dict[str, Any]:
+        """The reply's result, as `call` returns it; host errors are raised as AgentTtyError."""
+        deadline = time.monotonic() + timeout if timeout is not None else None
+        sock = self._usable()
+        data = encode(message)
+        sent = 0
+        for attempt in (1, 2):
+            if sock is None:
+                sock = self._open(None if deadline is None else max(0.001, deadline - time.monotonic()))
+            try:
+                sock.settimeout(None if deadline is None else max(0.001, deadline - time.monotonic()))
+                while sent < len(data):
+                    sent += sock.send(data[sent:])
+                break
+            except (BrokenPipeError, ConnectionResetError, ConnectionAbortedError):
+                self.close()
+                if sent == 0 and attempt == 1:
+                    sock = None  # closed before any byte of this request: a new connection is safe
+                    continue
+                raise AgentTtyError(
+                    ErrorCode.HOST_UNREACHABLE,
+                    f"the host closed the connection while {message.get('op')!r} was being sent: not sent again",
+                    sessionId=self.session_id,
+                ) from None
+            except TimeoutError:
+                self.close()
+                raise AgentTtyError(
+                    ErrorCode.HOST_TIMEOUT, f"the host did not take {message.get('op')!r} in time", sessionId=self.session_id
+                ) from None
+        try:
+            reply = _read_reply(sock, deadline, message, self.session_id)
+        except BaseException:
+            self.close()  # a late answer would be read as the next request's
+            raise
+        if not reply.endswith(b"\n"):
+            self.close()
+        return _result(reply, self.session_id)
+
+    def close(self) -> None:
+        if self._sock is not None:
+            self._sock.close()
+            self._sock = None
+
+    def __enter__(self) -> Connection:
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        self.close()

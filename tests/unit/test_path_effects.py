@@ -118,6 +118,8 @@ SOCKET_READS = {
     ("host/loop.py", "Host.__init__"),  # the host's own attribute of that name
     ("host/loop.py", "Host.listen"),
     ("host/loop.py", "Host._close"),
+    ("protocol/rpc.py", "Connection.__init__"),  # its own attribute: a path its caller checked (Engine.socket)
+    ("protocol/rpc.py", "Connection._open"),
 }
 
 
