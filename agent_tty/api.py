@@ -43,6 +43,7 @@ def _duration_ms(seconds: float, what: str) -> int:
 class Client:
     """A Home's sessions (`home` None: $AGENT_TTY_HOME or the default, as the CLI).
 
+    A live session's host connection is kept open between calls (nothing else is kept).
     With `spare_host` (the default), each create starts a spare host for the next one, so a
     create after the first does not wait for a new interpreter (agent_tty/lifecycle/standby.py).
     `close()` (or leaving a `with Client() as client:` block) ends the spare; so does the end of
@@ -53,6 +54,7 @@ class Client:
         self.home = os.fspath(home) if home is not None else None
         self._spare_host = spare_host
         self._spare = None
+        self._connections = None
 
     def __enter__(self) -> Client:
         return self
@@ -61,15 +63,23 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        """End the spare host, if one waits (it has no session)."""
+        """End the spare host, if one waits (it has no session), and close kept connections."""
         spare, self._spare = self._spare, None
         if spare is not None:
             spare.close()
+        connections, self._connections = self._connections, None
+        if connections is not None:
+            connections.close()
 
     def _engine(self):  # type: ignore[no-untyped-def]
         from agent_tty.lifecycle.engine import engine_for
+        from agent_tty.protocol.rpc import ConnectionPool
 
-        return engine_for(self.home)  # the Home's trust check, every call
+        engine = engine_for(self.home)  # the Home's trust check, every call
+        if self._connections is None:
+            self._connections = ConnectionPool()
+        engine.connections = self._connections  # connections only: every rule reads its records again
+        return engine
 
     def create(
         self,

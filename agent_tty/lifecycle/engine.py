@@ -17,6 +17,7 @@ from agent_tty.storage.records import HostRecord, Manifest, ProgramRecord
 if TYPE_CHECKING:
     from agent_tty.platform.manager import Platform
     from agent_tty.platform.types import GroupRef, HostVerdict
+    from agent_tty.protocol.rpc import ConnectionPool
 
 GROUP_WAIT_S = 5.0
 """How long a command waits for a killed group or host to end before HOST_TIMEOUT."""
@@ -26,6 +27,16 @@ POLL_S = 0.01
 @dataclass
 class Engine:
     home: Home
+    connections: ConnectionPool | None = None
+    """A long-lived client's kept-open host connections (agent_tty.api); None: one per call."""
+
+    def call_host(self, socket_path: str, request: dict[str, object], timeout: float | None, session_id: str) -> dict:  # type: ignore[type-arg]
+        """One request to a session's host, at the path `socket` checked."""
+        if self.connections is not None:
+            return self.connections.call(socket_path, request, timeout, session_id)
+        from agent_tty.protocol import rpc
+
+        return rpc.call(socket_path, request, timeout=timeout, session_id=session_id)
 
     @cached_property
     def platform(self) -> Platform:

@@ -29,7 +29,6 @@ def _not_running(session_id: str, status: str):  # type: ignore[no-untyped-def]
 def call_live(engine: Engine, session_id: str, request: dict[str, Any], timeout: float | None = 5.0) -> dict[str, Any]:
     """An RPC to a commandable session's host; exit 4 when the session is not commandable."""
     from agent_tty.lifecycle.reconcile import reconcile
-    from agent_tty.protocol import rpc
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
     from agent_tty.protocol.status import policy
 
@@ -37,7 +36,7 @@ def call_live(engine: Engine, session_id: str, request: dict[str, Any], timeout:
     if not policy(manifest.status).commandable:
         raise _not_running(session_id, manifest.status.value)
     try:
-        return rpc.call(engine.socket(manifest), request, timeout=timeout, session_id=session_id)
+        return engine.call_host(engine.socket(manifest), request, timeout, session_id)
     except AgentTtyError as err:
         if err.code is not ErrorCode.HOST_UNREACHABLE:
             raise
@@ -51,14 +50,13 @@ def call_live_or_none(engine: Engine, session_id: str, request: dict[str, Any], 
     """The host's answer while it serves; None (with the session's folder) once the session
     ended, so the caller answers from the event log instead."""
     from agent_tty.lifecycle.reconcile import reconcile
-    from agent_tty.protocol import rpc
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
     from agent_tty.protocol.status import is_terminal
 
     paths, manifest = _open(engine, session_id)
     if not is_terminal(manifest.status):
         try:
-            return rpc.call(engine.socket(manifest), request, timeout=timeout, session_id=session_id), paths
+            return engine.call_host(engine.socket(manifest), request, timeout, session_id), paths
         except AgentTtyError as err:
             if err.code is not ErrorCode.HOST_UNREACHABLE:
                 raise

@@ -255,8 +255,49 @@ class Connection:
             self._sock.close()
             self._sock = None
 
+    @property
+    def closed(self) -> bool:
+        return self._sock is None
+
     def __enter__(self) -> Connection:
         return self
 
     def __exit__(self, *_exc: object) -> None:
         self.close()
+
+
+class ConnectionPool:
+    """A long-lived client's kept-open connections: one idle Connection per session's socket.
+
+    A request takes the session's idle connection (or opens one) and gives it back once the
+    answer came, so threads never share one; a connection that failed is closed, never kept.
+    It holds connections only, nothing a rule is decided on: the caller reads the manifest and
+    checks the socket path before each request, as a command does.
+    """
+
+    def __init__(self) -> None:
+        import threading
+
+        self._idle: dict[tuple[str | None, str], Connection] = {}
+        self._lock = threading.Lock()
+
+    def call(self, socket_path: str, request: dict[str, Any], timeout: float | None = 5.0, session_id: str | None = None) -> dict[str, Any]:
+        key = (session_id, socket_path)
+        with self._lock:
+            connection = self._idle.pop(key, None)
+        if connection is None:
+            connection = Connection(socket_path, session_id, timeout)
+        try:
+            return connection.request(request, timeout)
+        finally:
+            if not connection.closed:  # an answer (or a host's error answer) came: reusable
+                with self._lock:
+                    kept = self._idle.setdefault(key, connection)
+                if kept is not connection:
+                    connection.close()
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = list(self._idle.values()), {}
+        for connection in idle:
+            connection.close()

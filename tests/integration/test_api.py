@@ -186,3 +186,33 @@ def test_a_spare_host_started_with_another_environment_is_not_used(
     assert out.read_text().strip() == "after"
     assert session.created["hostPid"] != stale[0]  # type: ignore[index]
     session.destroy()
+
+
+def _sockets() -> int:
+    count = 0
+    for fd in os.listdir("/proc/self/fd"):
+        try:
+            count += os.readlink(f"/proc/self/fd/{fd}").startswith("socket:")
+        except OSError:
+            pass
+    return count
+
+
+def test_one_connection_per_live_host_is_kept_and_closed_with_the_client(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("AGENT_TTY_HOME", str(cli.home))
+    if cli.pin:
+        monkeypatch.setenv("AGENT_TTY_MECHANISM", cli.pin)
+    client = Client(spare_host=False)
+    session = _shell(client)
+    before = _sockets()
+    for _ in range(5):
+        session.snapshot()
+        session.send_keys("a")
+    assert _sockets() == before  # the connection the first calls opened, reused
+    other = _shell(client)
+    other.snapshot()
+    assert _sockets() == before + 1  # one per live host
+    session.destroy()
+    other.destroy()
+    client.close()
+    assert _sockets() == before - 1
