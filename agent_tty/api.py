@@ -127,7 +127,25 @@ class Client:
         return self._spare
 
     def session(self, session_id: str) -> Session:
-        """A handle on an existing session (nothing is checked until a call)."""
+        """A handle on an existing session by its id (nothing is checked until a call)."""
+        return Session(self, session_id, None)
+
+    def find(self, ref: str) -> Session:
+        """A handle on the session `ref` names as the CLI resolves it: its id, its name (a live
+        session's first), or a unique prefix of its id. The handle keeps the id it resolved to,
+        so a name given to another session later never redirects it. SESSION_NOT_FOUND when
+        nothing matches; INVALID_INPUT when several do."""
+        from agent_tty.ops.resolve import by_name_or_prefix
+        from agent_tty.protocol.errors import not_found
+        from agent_tty.storage.home import SESSION_ID_RE
+
+        engine = self._engine()
+        looks_like_id = SESSION_ID_RE.fullmatch(ref) is not None
+        if looks_like_id and engine.home.has_session(ref):
+            return Session(self, ref, None)
+        session_id, _by = by_name_or_prefix(engine, ref, looks_like_id)
+        if session_id is None:
+            raise not_found(ref)
         return Session(self, session_id, None)
 
     def list(self, all: bool = False) -> dict[str, Any]:  # noqa: A002 - the CLI's --all

@@ -33,36 +33,12 @@ def resolve_session(ref: str) -> str:
 
 def _by_name_or_prefix(ref: str, looks_like_id: bool) -> tuple[str | None, str]:
     from agent_tty.lifecycle.engine import engine_for
-    from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
-    from agent_tty.protocol.status import is_active
+    from agent_tty.ops.resolve import by_name_or_prefix
+    from agent_tty.protocol.errors import AgentTtyError
 
     try:
         engine = engine_for(GLOBALS.home)
-        ids = engine.home.session_ids()
+        engine.home.session_ids()
     except AgentTtyError:
         return None, ""  # an unsafe or unreadable Home: the command reports it in its own words
-    named_active: list[str] = []
-    named_ended: list[str] = []
-    prefixed: list[str] = []
-    for session_id in ids:
-        if looks_like_id and session_id.startswith(ref):
-            prefixed.append(session_id)
-        try:
-            manifest = engine.read_manifest(engine.home.session(session_id))
-        except AgentTtyError as err:
-            if err.code in (ErrorCode.SESSION_NOT_FOUND, ErrorCode.STORAGE_ERROR, ErrorCode.INVALID_INPUT):
-                continue  # removed meanwhile, half-created or unreadable: it has no name to match
-            raise
-        if manifest.name == ref:
-            (named_active if is_active(manifest.status) else named_ended).append(session_id)
-    # A live session's name wins over ended ones that had it; among equals it must be unique.
-    for found, by in ((named_active, "name"), (named_ended, "name"), (prefixed, "prefix")):
-        if len(found) == 1:
-            return found[0], by
-        if len(found) > 1:
-            raise invalid(
-                f"{ref!r} matches {len(found)} sessions by {by} ({', '.join(found)}): give the id",
-                ref=ref,
-                matches=found,
-            )
-    return None, ""
+    return by_name_or_prefix(engine, ref, looks_like_id)

@@ -1,4 +1,4 @@
-"""Names of sessions: a name a new session may take."""
+"""Names of sessions: what a name or an id prefix refers to, and a name a new session may take."""
 
 from __future__ import annotations
 
@@ -28,3 +28,37 @@ def check_name_is_free(engine, name: str) -> None:  # type: ignore[no-untyped-de
                 value=name,
                 sessionId=session_id,
             )
+
+
+def by_name_or_prefix(engine, ref: str, looks_like_id: bool) -> tuple[str | None, str]:  # type: ignore[no-untyped-def]
+    """The one session `ref` names (`create --name`), else the one whose id it begins (when it
+    could be an id): (id, "name" | "prefix"), or (None, "") for none. More than one is refused.
+    Only reads; every later step works on the id with its own checks."""
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
+    from agent_tty.protocol.status import is_active
+
+    named_active: list[str] = []
+    named_ended: list[str] = []
+    prefixed: list[str] = []
+    for session_id in engine.home.session_ids():
+        if looks_like_id and session_id.startswith(ref):
+            prefixed.append(session_id)
+        try:
+            manifest = engine.read_manifest(engine.home.session(session_id))
+        except AgentTtyError as err:
+            if err.code in (ErrorCode.SESSION_NOT_FOUND, ErrorCode.STORAGE_ERROR, ErrorCode.INVALID_INPUT):
+                continue  # removed meanwhile, half-created or unreadable: it has no name to match
+            raise
+        if manifest.name == ref:
+            (named_active if is_active(manifest.status) else named_ended).append(session_id)
+    # A live session's name wins over ended ones that had it; among equals it must be unique.
+    for found, by in ((named_active, "name"), (named_ended, "name"), (prefixed, "prefix")):
+        if len(found) == 1:
+            return found[0], by
+        if len(found) > 1:
+            raise invalid(
+                f"{ref!r} matches {len(found)} sessions by {by} ({', '.join(found)}): give the id",
+                ref=ref,
+                matches=found,
+            )
+    return None, ""

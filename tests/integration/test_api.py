@@ -216,3 +216,19 @@ def test_one_connection_per_live_host_is_kept_and_closed_with_the_client(cli: Cl
     other.destroy()
     client.close()
     assert _sockets() == before - 1
+
+
+def test_find_resolves_a_name_or_an_id_prefix_as_the_cli_does(client: Client) -> None:
+    build = client.create(["sleep", "300"], name="build")
+    assert client.find("build").id == build.id
+    assert client.find(build.id).id == build.id
+    assert client.find(build.id[:6]).id == build.id
+    handle = client.find("build")
+    build.destroy()
+    again = client.create(["sleep", "300"], name="build")  # the name now names another session
+    assert client.find("build").id == again.id
+    assert handle.inspect()["status"] == "destroyed"  # the handle kept the id it resolved to
+    with pytest.raises(AgentTtyError) as caught:
+        client.find("no-such-name")
+    assert caught.value.code is ErrorCode.SESSION_NOT_FOUND
+    again.destroy()
