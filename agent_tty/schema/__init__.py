@@ -18,6 +18,7 @@ from agent_tty.schema.environment import (
     CompletionInstalled,
     DoctorResult,
     HelpResult,
+    McpResult,
     SchemaResult,
     VersionResult,
 )
@@ -45,6 +46,7 @@ RESULTS: dict[str, type[BaseModel]] = {
     "doctor": DoctorResult,
     "platform": DoctorResult,
     "schema": SchemaResult,
+    "mcp": McpResult,
     # Not in the command table, but they answer --json too (cli/main.py).
     "help": HelpResult,
     "install-completion": CompletionInstalled,

@@ -15,6 +15,11 @@ class VersionResult(Model):
     python: str = doc("The Python version it runs on.")
 
 
+class McpResult(Model):
+    """`agent-tty mcp` prints no result: its stdout is the MCP stream until the client closes it.
+    With --json, only its `--help` answer and its errors are envelopes."""
+
+
 class Pty(Model):
     ok: bool = doc("Whether this process can open a terminal for a program.")
     reason: str = absent("Why not (absent when ok).")

@@ -229,6 +229,8 @@ TABLE: dict[tuple[str, str], tuple[int, Args]] = {
     ("schema", OK): (0, lambda s: ["schema"]),
     ("schema", "one command"): (0, lambda s: ["schema", "snapshot"]),
     ("schema", "INVALID_INPUT"): (2, lambda s: ["schema", "nosuch"]),
+    ("mcp", OK): (0, lambda s: ["mcp", "--help"]),  # its result is the MCP stream (test_mcp.py)
+    ("mcp", "USAGE"): (2, lambda s: ["mcp", "--nosuch"]),
     ("help", OK): (0, lambda s: ["--help"]),
     ("install-completion", OK): (0, lambda s: ["--install-completion", "bash"]),
     ("install-completion", "USAGE"): (2, lambda s: ["--install-completion", "tcsh"]),
