@@ -9,6 +9,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import group_members, pid_alive
 
 INNER = '''
@@ -60,3 +62,14 @@ def test_the_fixture_gives_a_live_session_and_ends_it(tmp_path: Path) -> None:
         assert not pid_alive(created["hostPid"])
         assert group_members(created["childPid"]) == []  # the shell's `sleep 300 &` too
     assert len({created["home"] for created in sessions}) == 3  # a Home per test
+
+
+@pytest.mark.agent_tty(argv=["less", "/etc/os-release"], cols=60, rows=12, env={"LESSHISTFILE": "-"})
+def test_our_own_suite_uses_the_fixture(agent_tty_session) -> None:  # type: ignore[no-untyped-def]
+    """A full-screen program through the fixture, as a user of the plugin would test one."""
+    assert agent_tty_session.wait("NAME=", timeout=10)["matched"]
+    snapshot = agent_tty_session.snapshot()
+    assert (snapshot["cols"], snapshot["rows"]) == (60, 12)
+    assert snapshot["alternateScreen"] is True
+    agent_tty_session.send_keys("q")
+    assert agent_tty_session.wait(exit=True, timeout=10)["matched"]
