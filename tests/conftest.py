@@ -31,6 +31,14 @@ PINNED_MECHANISM = os.environ.get("AGENT_TTY_MECHANISM") or None
 Cli passes it on; tests about another mechanism (a token, a cgroup leaf) pin theirs themselves."""
 
 
+NOT_PINNED = pytest.mark.skipif(
+    PINNED_MECHANISM is not None,
+    reason="about the output and the protocol, not the mechanism: the plain pass runs it",
+)
+"""For a whole module (`pytestmark = NOT_PINNED`) whose tests no mechanism changes: the pinned
+passes (scripts/test) skip it, which keeps CI within its time."""
+
+
 def default_mechanism() -> str:
     """What new sessions get here: the pinned mechanism, else cgroup leaves where this user may
     make them, else autogroup."""

@@ -27,9 +27,9 @@ import pytest
 from agent_tty.cli.main import COMMANDS, OTHER_JSON_COMMANDS
 from agent_tty.protocol.errors import ErrorCode
 from agent_tty.schema import RESULTS, validate_envelope
-from tests.conftest import Cli, pid_alive, processes_of_home, wait_until
+from tests.conftest import NOT_PINNED, Cli, pid_alive, processes_of_home, wait_until
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, NOT_PINNED]
 
 BASH = ("bash", "--norc", "--noprofile")
 HUP_PROOF = ("sh", "-c", 'trap "" HUP; exec sleep 300')

@@ -12,9 +12,9 @@ from typing import Any
 import anyio
 import pytest
 
-from tests.conftest import Cli
+from tests.conftest import NOT_PINNED, Cli
 
-pytestmark = pytest.mark.integration
+pytestmark = [pytest.mark.integration, NOT_PINNED]
 
 mcp = pytest.importorskip("mcp")
 

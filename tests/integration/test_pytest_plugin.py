@@ -11,7 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import group_members, pid_alive
+from tests.conftest import NOT_PINNED, group_members, pid_alive
+
+pytestmark = NOT_PINNED
 
 INNER = '''
 import json, os, pytest
