@@ -11,7 +11,8 @@ command as a process (tmux has no library; its client is what a program runs):
 
 The end-to-end loop, create -> run `echo` -> wait -> snapshot -> destroy, against tmux's
 new-session -> send-keys -> capture-pane until the text shows -> kill-session (a tmux server
-already running, as our Client's spare host is). First command after create: the first and
+already running, as our Client's spare host is: the loops are 1.5 s apart, time for the next
+spare to start). First command after create: the first and
 the tenth snapshot of new sessions, and create itself, with a spare host and without one.
 Prints medians, min-max and ratios. No pass/fail.
 """
@@ -97,7 +98,7 @@ def main() -> int:
 
             add("loop create..destroy", "ours", ms(loop))
             add("loop create..destroy", "tmux", tmux_loop(t, n))
-            time.sleep(0.2)  # the next spare's imports, as between an agent's tasks
+            time.sleep(1.5)  # the next spare's start-up and screen engine (~0.5 s of CPU), as between an agent's tasks
 
         for spare in (True, False):
             label = "spare host" if spare else "no spare"

@@ -439,9 +439,12 @@ class Host:
         return {"output": plain_text(self.output.since(begin, marker)), "outputTruncated": begin > start}
 
     def _add_wait(self, wait: Wait) -> None:
+        """A new wait is judged at once (its text may be on the screen already), not when a
+        check queued for earlier waits (up to WAIT_CHECK_S away) comes due."""
         self.waits.append(wait)
-        if self.wait_timer is None:
-            self.wait_timer = self.after(0, self._check_waits)
+        if self.wait_timer is not None:
+            self.cancelled.add(self.wait_timer)
+        self.wait_timer = self.after(0, self._check_waits)
 
     def _on_signal(self, _fd: object, _mask: int) -> None:
         self.signals.drain()
