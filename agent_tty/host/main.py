@@ -88,11 +88,19 @@ def standby_main(argv: list[str]) -> int:
 
 
 def _warm_up() -> None:
-    """What a new host pays before it serves its first command: the loop's imports and the
-    screen engine's (pyghostty's import, its library's first screen and first render each cost
-    tens to hundreds of ms). A throwaway screen pays them; the session's own is built as always."""
+    """What a new host pays before it serves its first command: the loop's imports, the
+    platform plugins' probes (a cgroup leaf made and used: ~25 ms; plugins keep their verdict on
+    what this process may do for its life, as a host would from its first spawn) and the screen
+    engine's (pyghostty's import, its library's first screen and first render each cost tens to
+    hundreds of ms). A throwaway screen pays them; the session's own is built as always."""
     import agent_tty.host.loop  # noqa: F401
+    from agent_tty.platform.manager import Platform
     from agent_tty.terminal.screen import open_screen, snapshot
+
+    try:
+        Platform(None).probes()
+    except Exception:  # noqa: BLE001 - the host's own spawn reports a plugin that cannot work
+        pass
 
     try:
         screen = open_screen(80, 24)
