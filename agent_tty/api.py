@@ -113,9 +113,12 @@ class Client:
             spare.refill()
         return Session(self, result["sessionId"], result)
 
-    def warm_up(self) -> None:
-        """Start the spare host now, so that even the first create finds it ready."""
-        self._spare_for(str(self._engine().home.root)).refill()
+    def warm_up(self, wait: float = 0.0) -> bool:
+        """Start the spare host now, so that even the first create finds it ready; wait up to
+        `wait` seconds for it to be warm. Whether it is."""
+        spare = self._spare_for(str(self._engine().home.root))
+        spare.refill()
+        return spare.wait_ready(wait)
 
     def _spare_for(self, home: str):  # type: ignore[no-untyped-def]
         from agent_tty.lifecycle.standby import SpareHost

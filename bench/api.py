@@ -11,8 +11,7 @@ command as a process (tmux has no library; its client is what a program runs):
 
 The end-to-end loop, create -> run `echo` -> wait -> snapshot -> destroy, against tmux's
 new-session -> send-keys -> capture-pane until the text shows -> kill-session (a tmux server
-already running, as our Client's spare host is: the loops are 1.5 s apart, time for the next
-spare to start). First command after create: the first and
+already running, as our Client's spare host is warm before each loop). First command after create: the first and
 the tenth snapshot of new sessions, and create itself, with a spare host and without one.
 Prints medians, min-max and ratios. No pass/fail.
 """
@@ -72,8 +71,7 @@ def main() -> int:
 
     subprocess.run([*t, "new-session", "-d", "-s", "b", *SHELL], check=True)
     client = Client(work / "home")
-    client.warm_up()
-    time.sleep(1.0)  # the spare host's imports
+    client.warm_up(wait=30)
     try:
         session = client.create(SHELL, env=env)
         session.type("echo ready\n")
@@ -96,16 +94,16 @@ def main() -> int:
                 s.snapshot()
                 s.destroy()
 
+            client.warm_up(wait=30)  # the next spare is warm, as between an agent's tasks
             add("loop create..destroy", "ours", ms(loop))
             add("loop create..destroy", "tmux", tmux_loop(t, n))
-            time.sleep(1.5)  # the next spare's start-up and screen engine (~0.5 s of CPU), as between an agent's tasks
 
         for spare in (True, False):
             label = "spare host" if spare else "no spare"
             other = Client(work / "home", spare_host=spare)
-            if spare:
-                other.warm_up()
             for _ in range(max(5, args.loops // 2)):
+                if spare:
+                    other.warm_up(wait=30)
                 time.sleep(0.5)
                 created: list = []
                 add(f"create ({label})", "ours", ms(lambda: created.append(other.create(SHELL, env=env))))

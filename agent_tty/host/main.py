@@ -69,6 +69,7 @@ def history_env(env: dict[str, str]) -> dict[str, str]:
 
 
 STANDBY = "--standby"
+STANDBY_READY = b"ready\n"
 
 
 def standby_main(argv: list[str]) -> int:
@@ -76,11 +77,19 @@ def standby_main(argv: list[str]) -> int:
     (agent_tty.api) starts ahead of its next create. It pays the interpreter's start-up and the
     host's imports now, then waits on stdin for the one line that names its session and runs as
     `main` would have from there. End of input (the client closed it, or exited) ends it before
-    it has touched the Home."""
+    it has touched the Home. It says READY on stdout once warm, then lets go of that pipe: a
+    client hands a create only to a warm spare."""
     if len(argv) != 2:
         print("usage: python -m agent_tty.host --standby CREATE_PID HOME", file=sys.stderr)
         return 2
     _warm_up()
+    try:
+        os.write(1, STANDBY_READY)
+    except OSError:
+        pass  # the client is gone: its end of stdin says so next
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)  # the host never writes to the client's pipe
+    os.close(devnull)
     line = sys.stdin.readline().strip()
     if not line:
         return 0

@@ -78,14 +78,14 @@ def _launch_host(paths: SessionPaths, home: str) -> HostLaunch:
     return HostLaunch(start_host_process([paths.session_id, str(os.getpid()), home], subprocess.DEVNULL, host_env()))
 
 
-def start_host_process(args: list[str], stdin: int, env: dict[str, str]) -> subprocess.Popen[bytes]:
+def start_host_process(args: list[str], stdin: int, env: dict[str, str], stdout: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
     """`python -m agent_tty.host ARGS`, detached: it must outlive us and our caller's terminal."""
     from agent_tty.platform.system import current
 
     return subprocess.Popen(
         [sys.executable, "-m", "agent_tty.host", *args],
         stdin=stdin,
-        stdout=subprocess.DEVNULL,
+        stdout=stdout,
         stderr=subprocess.DEVNULL,
         **current().detached(),
         close_fds=True,

@@ -7,7 +7,8 @@ that names its session; from there it runs exactly as a freshly launched host (h
 `standby_main`), so no lifecycle step changes: create still launches before its first manifest
 write and records that pid (CreateRecordsHostPid), and the host still waits for that manifest.
 
-A spare is used only by the process that started it and only while the environment it was
+A spare is used only once it says it is warm (else create launches a fresh host and the spare
+waits for the next one), only by the process that started it and only while the environment it was
 started with is still ours (the program inherits it); otherwise it is closed and the host is
 launched fresh. Closing its pipe ends a spare that has no session; it ends the same way when
 its client exits.
@@ -22,6 +23,7 @@ import os
 import subprocess
 import threading
 
+from agent_tty.host.main import STANDBY_READY
 from agent_tty.lifecycle.create import HostLaunch, _launch_host, host_env, start_host_process
 from agent_tty.storage.home import SessionPaths
 
@@ -35,6 +37,7 @@ class SpareHost:
         self._process: subprocess.Popen[bytes] | None = None
         self._env: dict[str, str] | None = None
         self._owner = 0
+        self._ready = False
 
     def launch(self, paths: SessionPaths, home: str) -> HostLaunch:
         """create's launcher: the spare if it is still fit, else a fresh host."""
@@ -55,8 +58,27 @@ class SpareHost:
             if self._process is not None and self._process.poll() is None:
                 return
             env = host_env()
-            self._process = start_host_process(["--standby", str(os.getpid()), self.home], subprocess.PIPE, env)
-            self._env, self._owner = env, os.getpid()
+            self._process = start_host_process(["--standby", str(os.getpid()), self.home], subprocess.PIPE, env, stdout=subprocess.PIPE)
+            self._env, self._owner, self._ready = env, os.getpid(), False
+
+    def wait_ready(self, timeout: float) -> bool:
+        """Whether the spare is warm, waiting up to `timeout` seconds for it."""
+        with self._lock:
+            return self._process is not None and self._is_ready(self._process, timeout)
+
+    def _is_ready(self, process: subprocess.Popen[bytes], timeout: float = 0.0) -> bool:
+        """The spare said READY (host/main.py standby_main); called with the lock held."""
+        import select
+
+        if not self._ready and process.stdout is not None:
+            try:
+                readable, _, _ = select.select([process.stdout], [], [], timeout)
+                if readable:
+                    self._ready = process.stdout.readline() == STANDBY_READY
+                    process.stdout.close()  # it said all it says; EOF means it died
+            except (OSError, ValueError):
+                return False
+        return self._ready
 
     def close(self) -> None:
         with self._lock:
@@ -66,6 +88,8 @@ class SpareHost:
 
     def _take(self, home: str) -> subprocess.Popen[bytes] | None:
         with self._lock:
+            if self._process is not None and self._process.poll() is None and not self._is_ready(self._process):
+                return None  # still warming up: launch fresh now, keep it for the next create
             process, self._process = self._process, None
             fit = (
                 process is not None

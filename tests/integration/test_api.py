@@ -160,6 +160,7 @@ def _spares(client: Client) -> list[int]:
 def test_a_spare_host_serves_the_next_create_and_ends_with_the_client(client: Client, cli: Cli) -> None:
     first = client.create(["sleep", "300"])
     spare = wait_until(lambda: _spares(client), what="a spare host")
+    assert client.warm_up(wait=30)  # the same spare, now warm
     second = client.create(["sleep", "300"])
     assert second.created["hostPid"] == spare[0]  # type: ignore[index]
     assert second.inspect()["status"] == "running"
@@ -171,6 +172,21 @@ def test_a_spare_host_serves_the_next_create_and_ends_with_the_client(client: Cl
     assert _spares(client) == []
 
 
+def test_a_spare_host_still_warming_up_is_kept_for_a_later_create(client: Client) -> None:
+    """A create does not wait for a spare's warm-up (the screen engine: ~0.5 s of CPU): it
+    launches a host of its own, and the spare serves a later create."""
+    client.warm_up()
+    spare = wait_until(lambda: _spares(client), what="a spare host")
+    first = client.create(["sleep", "300"])  # at once: the spare is still importing
+    assert first.created["hostPid"] != spare[0]  # type: ignore[index]
+    assert _spares(client) == spare
+    assert client.warm_up(wait=30)
+    second = client.create(["sleep", "300"])
+    assert second.created["hostPid"] == spare[0]  # type: ignore[index]
+    first.destroy()
+    second.destroy()
+
+
 def test_a_spare_host_started_with_another_environment_is_not_used(
     client: Client, cli: Cli, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
@@ -179,6 +195,7 @@ def test_a_spare_host_started_with_another_environment_is_not_used(
     monkeypatch.setenv("AGENT_TTY_TEST_VALUE", "before")
     client.create(["sleep", "300"]).destroy()
     stale = wait_until(lambda: _spares(client), what="a spare host")
+    assert client.warm_up(wait=30)  # warm: only the environment can turn it down
     monkeypatch.setenv("AGENT_TTY_TEST_VALUE", "after")
     out = tmp_path / "value.txt"
     session = client.create(["sh", "-c", f'echo "$AGENT_TTY_TEST_VALUE" > {out}; exec sleep 300'])
