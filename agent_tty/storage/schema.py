@@ -9,6 +9,7 @@ guarantees: every field typed, the version known, a clear error that names the f
 from __future__ import annotations
 
 import dataclasses
+import functools
 import enum
 import json
 import math
@@ -120,29 +121,38 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
+@functools.cache
+def _shape(hint: Any) -> tuple[Any, tuple[Any, ...]]:
+    """A hint's origin and arguments: typing computes them anew on each call, and a long-lived
+    client reads a manifest on every call (about half of a Python API call's own time)."""
+    return get_origin(hint), get_args(hint)
+
+
 def _check(value: Any, hint: Any, where: str) -> Any:
-    origin = get_origin(hint)
+    origin, args = _shape(hint)
     if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
         errors = []
-        for option in get_args(hint):
+        for option in args:
             try:
                 return _check(value, option, where)
             except RecordError as err:
                 errors.append(str(err))
         raise RecordError(f"{where}: {_kind(value)} matches none of {hint}")
     if origin is Literal:
-        if value in get_args(hint) and type(value) in {type(a) for a in get_args(hint)}:
+        if value in args and type(value) in {type(a) for a in args}:
             return value
-        raise RecordError(f"{where}: {value!r} is not one of {list(get_args(hint))}")
+        raise RecordError(f"{where}: {value!r} is not one of {list(args)}")
     if origin in (list, tuple):
         if not isinstance(value, list):
             raise RecordError(f"{where}: expected a list, got {_kind(value)}")
-        (item,) = get_args(hint)[:1]
+        (item,) = args[:1]
         return tuple(_check(v, item, f"{where}[{i}]") for i, v in enumerate(value))
     if origin is dict:
         if not isinstance(value, dict):
             raise RecordError(f"{where}: expected an object, got {_kind(value)}")
-        _key, item = get_args(hint)
+        _key, item = args
         return {str(k): _check(v, item, f"{where}.{k}") for k, v in value.items()}
     if hint is type(None):
         if value is None:
