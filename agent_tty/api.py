@@ -146,7 +146,7 @@ class Client:
         looks_like_id = SESSION_ID_RE.fullmatch(ref) is not None
         if looks_like_id and engine.home.has_session(ref):
             return Session(self, ref, None)
-        session_id, _by = by_name_or_prefix(engine, ref, looks_like_id)
+        session_id, _by = by_name_or_prefix(engine, ref, looks_like_id, engine.home.session_ids())
         if session_id is None:
             raise not_found(ref)
         return Session(self, session_id, None)

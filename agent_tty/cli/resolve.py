@@ -38,7 +38,7 @@ def _by_name_or_prefix(ref: str, looks_like_id: bool) -> tuple[str | None, str]:
 
     try:
         engine = engine_for(GLOBALS.home)
-        engine.home.session_ids()
+        ids = engine.home.session_ids()
     except AgentTtyError:
         return None, ""  # an unsafe or unreadable Home: the command reports it in its own words
-    return by_name_or_prefix(engine, ref, looks_like_id)
+    return by_name_or_prefix(engine, ref, looks_like_id, ids)

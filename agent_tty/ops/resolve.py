@@ -30,9 +30,9 @@ def check_name_is_free(engine, name: str) -> None:  # type: ignore[no-untyped-de
             )
 
 
-def by_name_or_prefix(engine, ref: str, looks_like_id: bool) -> tuple[str | None, str]:  # type: ignore[no-untyped-def]
-    """The one session `ref` names (`create --name`), else the one whose id it begins (when it
-    could be an id): (id, "name" | "prefix"), or (None, "") for none. More than one is refused.
+def by_name_or_prefix(engine, ref: str, looks_like_id: bool, ids: list[str]) -> tuple[str | None, str]:  # type: ignore[no-untyped-def]
+    """The one session of `ids` (the Home's) that `ref` names (`create --name`), else the one
+    whose id it begins (when it could be an id): (id, "name" | "prefix"), or (None, "") for none. More than one is refused.
     Only reads; every later step works on the id with its own checks."""
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
     from agent_tty.protocol.status import is_active
@@ -40,7 +40,7 @@ def by_name_or_prefix(engine, ref: str, looks_like_id: bool) -> tuple[str | None
     named_active: list[str] = []
     named_ended: list[str] = []
     prefixed: list[str] = []
-    for session_id in engine.home.session_ids():
+    for session_id in ids:
         if looks_like_id and session_id.startswith(ref):
             prefixed.append(session_id)
         try:
