@@ -51,10 +51,15 @@ class Client:
     """
 
     def __init__(self, home: str | os.PathLike[str] | None = None, *, spare_host: bool = True) -> None:
+        import threading
+
+        from agent_tty.protocol.rpc import ConnectionPool
+
         self.home = os.fspath(home) if home is not None else None
         self._spare_host = spare_host
         self._spare = None
-        self._connections = None
+        self._spare_lock = threading.Lock()  # threads share a Client (the MCP server's workers)
+        self._connections = ConnectionPool()
 
     def __enter__(self) -> Client:
         return self
@@ -63,21 +68,18 @@ class Client:
         self.close()
 
     def close(self) -> None:
-        """End the spare host, if one waits (it has no session), and close kept connections."""
-        spare, self._spare = self._spare, None
+        """End the spare host, if one waits (it has no session), and close kept connections
+        (a later call opens what it needs again)."""
+        with self._spare_lock:
+            spare, self._spare = self._spare, None
         if spare is not None:
             spare.close()
-        connections, self._connections = self._connections, None
-        if connections is not None:
-            connections.close()
+        self._connections.close()
 
     def _engine(self):  # type: ignore[no-untyped-def]
         from agent_tty.lifecycle.engine import engine_for
-        from agent_tty.protocol.rpc import ConnectionPool
 
         engine = engine_for(self.home)  # the Home's trust check, every call
-        if self._connections is None:
-            self._connections = ConnectionPool()
         engine.connections = self._connections  # connections only: every rule reads its records again
         return engine
 
@@ -123,11 +125,14 @@ class Client:
     def _spare_for(self, home: str):  # type: ignore[no-untyped-def]
         from agent_tty.lifecycle.standby import SpareHost
 
-        if self._spare is None or self._spare.home != home:
-            if self._spare is not None:
-                self._spare.close()
-            self._spare = SpareHost(home)
-        return self._spare
+        with self._spare_lock:
+            stale = None
+            if self._spare is None or self._spare.home != home:
+                stale, self._spare = self._spare, SpareHost(home)
+            spare = self._spare
+        if stale is not None:
+            stale.close()
+        return spare
 
     def session(self, session_id: str) -> Session:
         """A handle on an existing session by its id (nothing is checked until a call)."""

@@ -198,19 +198,24 @@ class Connection:
     def _usable(self) -> socket.socket | None:
         """The open connection, or None when the host has closed it (EOF, a reset) or sent
         something no request asked for: then it is closed here."""
-        import select
-
-        sock = self._sock
-        if sock is None:
-            return None
-        try:
-            readable, _, _ = select.select([sock], [], [], 0)
-            if not readable:
-                return sock
-        except (OSError, ValueError):
-            pass
+        if self._sock is not None and self.idle_and_open():
+            return self._sock
         self.close()
         return None
+
+    def idle_and_open(self) -> bool:
+        """Nothing to read and no hang-up: the host still holds its end and owes no answer.
+        poll, not select: a long-lived client's descriptors may be past select's 1024."""
+        import select
+
+        if self._sock is None:
+            return False
+        poller = select.poll()
+        try:
+            poller.register(self._sock, select.POLLIN | select.POLLPRI)
+            return not poller.poll(0)
+        except (OSError, ValueError):
+            return False
 
     def request(self, message: dict[str, Any], timeout: float | None = 5.0) -> dict[str, Any]:
         """The reply's result, as `call` returns it; host errors are raised as AgentTtyError."""
@@ -281,9 +286,15 @@ class ConnectionPool:
         self._idle: dict[tuple[str | None, str], Connection] = {}
         self._lock = threading.Lock()
 
+    SWEEP_AT = 16
+    """Idle connections past which each call first drops those whose host closed them (its
+    session ended): a client that outlives many sessions does not keep a socket for each."""
+
     def call(self, socket_path: str, request: dict[str, Any], timeout: float | None = 5.0, session_id: str | None = None) -> dict[str, Any]:
         key = (session_id, socket_path)
         with self._lock:
+            if len(self._idle) > self.SWEEP_AT:
+                self._sweep()
             connection = self._idle.pop(key, None)
         if connection is None:
             connection = Connection(socket_path, session_id, timeout)
@@ -295,6 +306,13 @@ class ConnectionPool:
                     kept = self._idle.setdefault(key, connection)
                 if kept is not connection:
                     connection.close()
+
+    def _sweep(self) -> None:
+        """Called with the lock held."""
+        for key, connection in list(self._idle.items()):
+            if not connection.idle_and_open():
+                del self._idle[key]
+                connection.close()
 
     def close(self) -> None:
         with self._lock:

@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 
 from agent_tty.api import AgentTtyError, Client, ErrorCode, Session
+from agent_tty.protocol.rpc import ConnectionPool
 from tests.conftest import Cli, group_members, pid_alive, wait_until
 
 TIMING = {"elapsedMs", "durationMs", "startedAt", "updatedAt", "ageSeconds", "homeFreeBytes", "lastActivityAt", "createdAt"}
@@ -249,3 +250,24 @@ def test_find_resolves_a_name_or_an_id_prefix_as_the_cli_does(client: Client) ->
         client.find("no-such-name")
     assert caught.value.code is ErrorCode.SESSION_NOT_FOUND
     again.destroy()
+
+
+def test_connections_to_ended_sessions_are_let_go(cli: Cli, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A client that outlives many sessions (the MCP server) keeps no socket for each ended one."""
+    monkeypatch.setenv("AGENT_TTY_HOME", str(cli.home))
+    if cli.pin:
+        monkeypatch.setenv("AGENT_TTY_MECHANISM", cli.pin)
+    client = Client(spare_host=False)
+    keeper = client.create(["sleep", "300"])
+    before = _sockets()
+    ended = [client.create(["sleep", "300"]) for _ in range(ConnectionPool.SWEEP_AT + 2)]
+    for session in ended:
+        session.inspect()
+        session.send_keys("a")  # a kept connection each
+    assert _sockets() >= before + len(ended)
+    for session in ended:
+        assert cli.run("destroy", session.id).code == 0  # another process ends them
+    keeper.send_keys("a")
+    assert _sockets() <= before + 1  # the keeper's; the ended sessions' were dropped
+    keeper.destroy()
+    client.close()
