@@ -10,7 +10,7 @@ import signal as signals
 import socket
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tty.host.echo import EchoFilter, can_filter
 from agent_tty.host.eventlog import RETRY_FIRST_S, RETRY_MAX_S, EventLog
@@ -27,6 +27,9 @@ from agent_tty.storage.files import FolderGone, write_marker
 from agent_tty.storage.home import SessionPaths
 from agent_tty.storage.records import Failure
 from agent_tty.terminal.output import OutputSearch, ProgramOutput, plain_text, visible
+
+if TYPE_CHECKING:
+    from agent_tty.platform.loopback import Gate
 
 SHUTDOWN_KILL_GRACE_S = 2.0
 """SIGHUP first; the group gets SIGKILL this long after (a program that ignores SIGHUP)."""
@@ -51,6 +54,11 @@ HOLD_S = 0.05
 """An escape sequence cut by a read, mid-echo, waits this long at most for its end (ADR 0007)."""
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 """Bracketed paste (DECSET 2004): what the program reads around a paste."""
+HANDSHAKE_S = 2.0
+"""How long a connection in a transport's handshake may go without a step before it is dropped
+(a stranger's: a hello, then nothing or a wrong proof, so 2 periods at most)."""
+HANDSHAKE_LINE_MAX = 512
+"""The longest handshake line a host reads (the caller's two are under 100 bytes each)."""
 ACCEPT_PAUSE_S = 0.1
 """After a failed accept (out of descriptors), the host accepts again this long after."""
 INPUT_BACKLOG = 1 << 20
@@ -93,6 +101,8 @@ class Host:
         self.exit = None
         self.waiters: list[socket.socket] = []
         self.buffers: dict[socket.socket, bytearray] = {}
+        self.gates: dict[socket.socket, Gate] = {}
+        """Connections still in the transport's handshake (a loopback port's), and their gate."""
         self.done = False
         self.replied = False
         """A reply has been sent: the screen model is built at the end of this loop turn."""
@@ -693,7 +703,35 @@ class Host:
             return
         conn.setblocking(False)
         self.buffers[conn] = bytearray()
+        gate = current().gate(self.server, conn)
+        if gate is not None:
+            self.gates[conn] = gate
+            self.after(HANDSHAKE_S, lambda: self._expire_gate(conn, gate, 0))
         self.selector.register(conn, selectors.EVENT_READ, self._on_request_data)
+
+    def _expire_gate(self, conn: socket.socket, gate: Gate, steps: int) -> None:
+        """A connection that has not proven itself is dropped once a period passed without a
+        step of its handshake (a stranger holds a descriptor of ours briefly), but not for time
+        the host itself was busy: a step it took meanwhile gives the caller another period."""
+        if self.gates.get(conn) is not gate:
+            return
+        if gate.steps > steps:
+            self.after(HANDSHAKE_S, lambda: self._expire_gate(conn, gate, gate.steps))
+            return
+        self._drop(conn)
+
+    def _pass_gate(self, conn: socket.socket, line: bytes) -> None:
+        """One line of a connection's handshake; a caller that fails it is dropped unanswered."""
+        try:
+            reply = self.gates[conn].step(line)
+            if reply is not None:
+                conn.sendall(reply)  # a few dozen bytes to a fresh connection: never blocks
+        except OSError:  # loopback.NotProven among them
+            self._drop(conn)
+            return
+        if self.gates[conn].passed:
+            del self.gates[conn]
+        self._served(conn)
 
     def _resume_accept(self) -> None:
         if self.server is not None and not self.done:
@@ -705,6 +743,7 @@ class Host:
         except (KeyError, ValueError):
             pass
         self.buffers.pop(conn, None)
+        self.gates.pop(conn, None)
         conn.close()
 
     def _on_request_data(self, conn: socket.socket, _mask: int) -> None:
@@ -719,6 +758,9 @@ class Host:
             return
         buffer = self.buffers[conn]
         buffer.extend(chunk)
+        if conn in self.gates and len(buffer) > HANDSHAKE_LINE_MAX and b"\n" not in buffer[:HANDSHAKE_LINE_MAX]:
+            self._drop(conn)  # an unproven caller gets no room for anything but a handshake line
+            return
         if b"\n" not in buffer:
             if len(buffer) > rpc.MAX_MESSAGE:
                 self._reply_error(conn, AgentTtyError(ErrorCode.PROTOCOL_ERROR, "RPC message too large"))
@@ -746,6 +788,9 @@ class Host:
             self.selector.unregister(conn)
         except (KeyError, ValueError):
             pass
+        if conn in self.gates:
+            self._pass_gate(conn, line)
+            return
         try:
             result = self._dispatch(rpc.decode(line), conn)
         except AgentTtyError as err:

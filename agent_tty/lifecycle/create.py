@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_tty.lifecycle.engine import Engine
+from agent_tty.platform.system import current
 from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.protocol.status import Status, is_terminal
@@ -80,8 +81,6 @@ def _launch_host(paths: SessionPaths, home: str) -> HostLaunch:
 
 def start_host_process(args: list[str], stdin: int, env: dict[str, str], stdout: int = subprocess.DEVNULL) -> subprocess.Popen[bytes]:
     """`python -m agent_tty.host ARGS`, detached: it must outlive us and our caller's terminal."""
-    from agent_tty.platform.system import current
-
     return subprocess.Popen(
         [sys.executable, "-m", "agent_tty.host", *args],
         stdin=stdin,
@@ -100,6 +99,7 @@ Launcher = Callable[[SessionPaths, str], HostLaunch]
 
 def create(engine: Engine, request: CreateRequest, launch: Launcher | None = None) -> Manifest:
     limit = ready_timeout()
+    current().transport()  # a bad AGENT_TTY_TRANSPORT is the caller's error, before anything is made
     platform = engine.platform
     chosen = platform.choose()
     engine.home.ensure()

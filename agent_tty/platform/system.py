@@ -14,10 +14,16 @@ import os
 import socket
 import sys
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
+if TYPE_CHECKING:
+    from agent_tty.platform import loopback
+
+TRANSPORT_ENV = "AGENT_TTY_TRANSPORT"
+"""`loopback` makes a POSIX host serve its session on an authenticated loopback port, Windows's
+transport (platform/loopback.py), instead of a Unix socket; callers follow what the host serves."""
 LISTEN_BACKLOG = 1024
 """Callers a host's socket queues while it is busy (the kernel caps it at net.core.somaxconn);
 past it a connect gets EAGAIN and the client retries (protocol/rpc.py)."""
@@ -66,6 +72,19 @@ class System:
     def peer_user(self, conn: socket.socket) -> int | None:
         """The user at the other end of a connected stream; None where the kernel cannot say."""
         return None
+
+    def transport(self) -> str:
+        """What a host started now would serve its session on: `unix` or `loopback`."""
+        return "loopback"
+
+    def gate(self, server: socket.socket, conn: socket.socket) -> loopback.Gate | None:
+        """The handshake (loopback.Gate) that `conn`, accepted on `server`, must pass before
+        the host reads a request from it; None when the transport needs none."""
+        if getattr(server, "secret", None) is None:
+            return None  # a Unix socket: its private folder and the peer's uid are the guard
+        from agent_tty.platform import loopback
+
+        return loopback.gate_for(server, conn)
 
     def _unsupported(self, what: str) -> AgentTtyError:
         return AgentTtyError(
@@ -120,17 +139,36 @@ class PosixSystem(System):
         os.close(terminal)
         return {"ok": True}
 
+    def transport(self) -> str:
+        chosen = os.environ.get(TRANSPORT_ENV) or "unix"
+        if chosen not in ("unix", "loopback"):
+            raise AgentTtyError(
+                ErrorCode.INVALID_INPUT, f"invalid {TRANSPORT_ENV}={chosen!r}: unix or loopback", setting=TRANSPORT_ENV
+            )
+        return chosen
+
     def connect(self, address: str, timeout: float | None) -> socket.socket:
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             sock.settimeout(timeout)
             sock.connect(address)
+        except ConnectionRefusedError:
+            sock.close()
+            from agent_tty.platform import loopback
+
+            if loopback.is_address_file(address):  # the host serves a loopback port: follow it
+                return loopback.connect(address, timeout, self.user())
+            raise
         except BaseException:
             sock.close()
             raise
         return sock
 
     def listen(self, address: str) -> socket.socket:
+        if self.transport() == "loopback":
+            from agent_tty.platform import loopback
+
+            return loopback.listen(address, LISTEN_BACKLOG)
         try:
             os.unlink(address)
         except FileNotFoundError:
@@ -148,7 +186,7 @@ class PosixSystem(System):
 
     def peer_user(self, conn: socket.socket) -> int | None:
         option = getattr(socket, "SO_PEERCRED", None)  # Linux; getpeereid elsewhere
-        if option is not None:
+        if option is not None and conn.family == socket.AF_UNIX:  # a loopback port's proof is its handshake
             import struct
 
             _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
@@ -157,13 +195,25 @@ class PosixSystem(System):
 
 
 class WindowsSystem(System):
-    """Windows: the windows_conpty plugin runs programs; the host's transport is not built."""
+    """Windows: the windows_conpty plugin runs programs; hosts serve an authenticated loopback
+    port (no AF_UNIX in CPython on Windows)."""
 
     name = "windows"
     reason = (
-        "the windows_conpty plugin (ConPTY, a Job Object per session) is built, but the host's "
-        "transport (a named pipe), the Home's ACL checks and the storage layer's Windows path are not"
+        "the windows_conpty plugin (ConPTY, a Job Object per session) and the host's transport (an "
+        "authenticated loopback port) are built, but the Home's ACL checks and the storage layer's "
+        "Windows path are not"
     )
+
+    def connect(self, address: str, timeout: float | None) -> socket.socket:
+        from agent_tty.platform import loopback
+
+        return loopback.connect(address, timeout, None)  # the file's ACL is the Home's (not yet checked)
+
+    def listen(self, address: str) -> socket.socket:
+        from agent_tty.platform import loopback
+
+        return loopback.listen(address, LISTEN_BACKLOG)
 
     def detached(self) -> dict[str, Any]:
         # No console of its own (no window, no ^C from the caller's console), its own group.

@@ -250,7 +250,8 @@ def remove_socket(recorded: str, session_id: str) -> None:
         return
     try:
         info = os.lstat(path.name, dir_fd=folder)
-        if stat.S_ISSOCK(info.st_mode) and info.st_uid == current().user():
+        # A Unix socket, or the address file of a host that served a loopback port.
+        if (stat.S_ISSOCK(info.st_mode) or stat.S_ISREG(info.st_mode)) and info.st_uid == current().user():
             os.unlink(path.name, dir_fd=folder)
     except OSError:
         pass

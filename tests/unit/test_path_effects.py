@@ -45,6 +45,15 @@ REVIEWED = {
     ("platform/system.py", "listen", "os.chmod"),
     ("platform/system.py", "connect", ".connect"),
     ("host/loop.py", "_close", "os.unlink"),
+    # The loopback transport (docs/adr/0021): the address file at that same checked socket path,
+    # written O_EXCL|O_NOFOLLOW under a new name in that folder and renamed over it; read
+    # O_NOFOLLOW|O_NONBLOCK, a small regular file of ours; bind and connect name 127.0.0.1 only.
+    ("platform/loopback.py", "_publish", "os.open"),
+    ("platform/loopback.py", "_publish", "os.replace"),
+    ("platform/loopback.py", "_publish", "os.unlink"),
+    ("platform/loopback.py", "read_address", "os.open"),
+    ("platform/loopback.py", "listen", ".bind"),
+    ("platform/loopback.py", "connect", ".connect"),
     # A new session folder under the Home's checked sessions/ (create ran Home.ensure).
     ("lifecycle/create.py", "_allocate", "os.mkdir"),
     # Every caller passes engine.socket(manifest) (trusted_socket_path); the peer's uid is checked.
