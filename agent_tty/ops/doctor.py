@@ -130,6 +130,7 @@ def doctor(home_arg: str | None = None) -> dict[str, Any]:
         "pty": current().terminal_check(),
         "home": home_report,
         "socketDir": _socket_dir(home.root),
+        "transport": _transport(),
         "plugins": plugins,
         "pinned": {"mechanism": pinned, "by": pinned_by} if pinned else None,
         "mechanism": chosen,
@@ -142,6 +143,21 @@ def doctor(home_arg: str | None = None) -> dict[str, Any]:
     return result
 
 
+def _transport() -> str:
+    from agent_tty.protocol.errors import AgentTtyError
+
+    try:
+        return current().transport()
+    except AgentTtyError as err:
+        return f"none: {err.message}"
+
+
 def healthy(report: dict[str, Any]) -> bool:
-    """Sessions work here: a mechanism, a trusted Home, a screen engine and the primary font."""
-    return bool(report["mechanism"] and report["home"]["trusted"] and not report["screen"]["error"] and report["fonts"]["primary"]["installed"])
+    """Sessions work here: a mechanism, a trusted Home, a transport, a screen engine and the primary font."""
+    return bool(
+        report["mechanism"]
+        and report["home"]["trusted"]
+        and not report["transport"].startswith("none:")
+        and not report["screen"]["error"]
+        and report["fonts"]["primary"]["installed"]
+    )

@@ -79,6 +79,7 @@ class DoctorResult(Model):
     pty: Pty = doc("Whether PTYs work.")
     home: HomeReport = doc("The Home and the trust verdict commands apply to it.")
     socketDir: str = doc("Where session sockets go, or `none: <why>`.")
+    transport: str = doc("What new hosts serve their session on: `unix` or `loopback` (docs/adr/0021), or `none: <why>`.")
     plugins: list[PluginReport] = doc("Every platform plugin and its probe.")
     pinned: Pinned | None = doc("The pinned mechanism, else null.")
     mechanism: str | None = doc("The mechanism new sessions get, null when none works.")

@@ -36,6 +36,7 @@ def command() -> int:
         f"home       {result['home']['path']}" + ("" if result["home"]["exists"] else " (not created yet)"),
         *([] if result["home"]["trusted"] else [f"           UNSAFE: {result['home']['refusal']}"]),
         f"sockets    {result['socketDir']}",
+        f"transport  {result['transport']}",
         _screen_line(result["screen"]),
         _fonts_line(result["fonts"]),
         f"mechanism  {chosen or 'none: ' + str(result['mechanismError'])}" + (f" (pinned by {pinned['by']})" if pinned else ""),
