@@ -31,8 +31,13 @@ PINNED_MECHANISM = os.environ.get("AGENT_TTY_MECHANISM") or None
 Cli passes it on; tests about another mechanism (a token, a cgroup leaf) pin theirs themselves."""
 
 
+PINNED_TRANSPORT = os.environ.get("AGENT_TTY_TRANSPORT") or None
+"""The host transport the whole run is pinned to (`AGENT_TTY_TRANSPORT=loopback`: the Windows
+transport, an authenticated loopback port, on Linux): every Cli passes it on."""
+
+
 NOT_PINNED = pytest.mark.skipif(
-    PINNED_MECHANISM is not None,
+    PINNED_MECHANISM is not None or PINNED_TRANSPORT is not None,
     reason="about the output and the protocol, not the mechanism: the plain pass runs it",
 )
 """For a whole module (`pytestmark = NOT_PINNED`) whose tests no mechanism changes: the pinned
@@ -90,6 +95,8 @@ class Cli:
         env["AGENT_TTY_HOME"] = str(self.home)
         if self.pin:
             env["AGENT_TTY_MECHANISM"] = self.pin
+        if PINNED_TRANSPORT:
+            env["AGENT_TTY_TRANSPORT"] = PINNED_TRANSPORT
         env.update(extra or {})
         return env
 

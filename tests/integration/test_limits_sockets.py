@@ -39,13 +39,17 @@ def test_a_runtime_folder_too_long_for_sun_path_is_passed_over(cli: Cli) -> None
         shutil.rmtree(runtime.parent, ignore_errors=True)
 
 
-def test_a_host_that_cannot_serve_its_socket_says_why_and_stops_its_program(cli: Cli, tmp_path: Path) -> None:
-    # The host's listen is held before it clears the socket's path; a folder put there meanwhile
-    # makes the listen fail after the program started.
+@pytest.mark.parametrize("transport", ["unix", "loopback"])
+def test_a_host_that_cannot_serve_its_socket_says_why_and_stops_its_program(cli: Cli, tmp_path: Path, transport: str) -> None:
+    # The host's listen is held before it clears the socket's path (a Unix socket) or renames its
+    # address file onto it (a loopback port); a folder put there meanwhile makes the listen fail
+    # after the program started.
     log = tmp_path / "replay.log"
     log.touch()
-    creating = cli.start("create", "--", "sleep", "300", env=cli.replay_env("host:unlink:.sock:1:1500", log))
-    held = wait_until(lambda: [ln for ln in log.read_text().splitlines() if ln.startswith("hold host unlink")], what="the held listen")
+    op = "unlink" if transport == "unix" else "rename"
+    env = {**cli.replay_env(f"host:{op}:.sock:1:1500", log), "AGENT_TTY_TRANSPORT": transport}
+    creating = cli.start("create", "--", "sleep", "300", env=env)
+    held = wait_until(lambda: [ln for ln in log.read_text().splitlines() if ln.startswith(f"hold host {op}")], what="the held listen")
     socket_path = held[0].split()[3]
     os.mkdir(socket_path)
     try:

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from agent_tty.platform.system import current
 from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from tests.conftest import Cli, pid_alive, wait_until
@@ -36,8 +37,7 @@ def _lines(sock: socket.socket, count: int) -> list[bytes]:
 
 def test_two_requests_on_one_connection_get_both_answers(cli: Cli) -> None:
     sid, path, _host = _session(cli)
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as sock:
-        sock.connect(path)
+    with current().connect(path, 10) as sock:  # a Unix socket, or a loopback port once proven
         # One after the other, the second sent once the first is answered.
         sock.sendall(rpc.encode({"op": "ping"}))
         first = rpc.decode(_lines(sock, 1)[0])
@@ -69,8 +69,7 @@ def test_two_requests_on_one_connection_get_both_answers(cli: Cli) -> None:
 @pytest.mark.parametrize("force", [False, True], ids=["destroy", "force"])
 def test_a_held_connection_does_not_hold_up_destroy(cli: Cli, force: bool) -> None:
     sid, path, host = _session(cli)
-    idle = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)  # connected, never sends
-    idle.connect(path)
+    idle = current().connect(path, 10)  # connected, never sends
     conn = rpc.Connection(path, session_id=sid)
     try:
         assert conn.request({"op": "ping"})["hostPid"] == host  # the host keeps this one open
