@@ -59,6 +59,9 @@ HANDSHAKE_S = 2.0
 (a stranger's: a hello, then nothing or a wrong proof, so 2 periods at most)."""
 HANDSHAKE_LINE_MAX = 512
 """The longest handshake line a host reads (the caller's two are under 100 bytes each)."""
+MAX_UNPROVEN = 64
+"""Connections in their handshake at once; past it the oldest is dropped. A stranger flooding a
+loopback port holds at most this many descriptors and about 64 KiB of the host's memory."""
 ACCEPT_PAUSE_S = 0.1
 """After a failed accept (out of descriptors), the host accepts again this long after."""
 INPUT_BACKLOG = 1 << 20
@@ -701,10 +704,16 @@ class Host:
             self.selector.unregister(self.server)
             self.after(ACCEPT_PAUSE_S, self._resume_accept)
             return
-        conn.setblocking(False)
+        try:
+            conn.setblocking(False)
+            gate = current().gate(self.server, conn)
+        except OSError:
+            conn.close()  # a caller gone before we took it
+            return
         self.buffers[conn] = bytearray()
-        gate = current().gate(self.server, conn)
         if gate is not None:
+            if len(self.gates) >= MAX_UNPROVEN:
+                self._drop(next(iter(self.gates)))  # the oldest: strangers must keep coming to crowd anyone out
             self.gates[conn] = gate
             self.after(HANDSHAKE_S, lambda: self._expire_gate(conn, gate, 0))
         self.selector.register(conn, selectors.EVENT_READ, self._on_request_data)
@@ -715,10 +724,18 @@ class Host:
         the host itself was busy: a step it took meanwhile gives the caller another period."""
         if self.gates.get(conn) is not gate:
             return
-        if gate.steps > steps:
+        if gate.steps > steps or self._unread(conn):
             self.after(HANDSHAKE_S, lambda: self._expire_gate(conn, gate, gate.steps))
             return
         self._drop(conn)
+
+    @staticmethod
+    def _unread(conn: socket.socket) -> bool:
+        """Bytes wait on `conn` that the host has not read (it was busy): not the caller's delay."""
+        try:
+            return bool(conn.recv(1, socket.MSG_PEEK))
+        except OSError:  # nothing to read now (EAGAIN), or the connection failed
+            return False
 
     def _pass_gate(self, conn: socket.socket, line: bytes) -> None:
         """One line of a connection's handshake; a caller that fails it is dropped unanswered."""
@@ -748,7 +765,8 @@ class Host:
 
     def _on_request_data(self, conn: socket.socket, _mask: int) -> None:
         try:
-            chunk = conn.recv(65536)
+            # An unproven caller's bytes are read a handshake line at a time: it holds no more of ours.
+            chunk = conn.recv(HANDSHAKE_LINE_MAX if conn in self.gates else 65536)
         except BlockingIOError:
             return
         except OSError:

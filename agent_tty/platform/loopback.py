@@ -28,6 +28,7 @@ import os
 import secrets
 import socket
 import stat
+import time
 from dataclasses import dataclass
 
 PROTOCOL = b"agent-tty-loopback/1"
@@ -37,6 +38,9 @@ NONCE_BYTES = 16
 MAX_ADDRESS_FILE = 512
 MAX_HANDSHAKE_LINE = 256
 """The host's handshake line is under 100 bytes."""
+HANDSHAKE_LIMIT_S = 5.0
+"""The whole handshake, whatever the call's own time-out (none for a `wait`): a stranger on a
+recycled port that trickles bytes cannot hold a caller longer."""
 
 
 class NotProven(ConnectionRefusedError):
@@ -86,6 +90,9 @@ def listen(path: str, backlog: int) -> Server:
     server = Server(socket.AF_INET, socket.SOCK_STREAM)
     try:
         server.secret = secrets.token_bytes(SECRET_BYTES)
+        exclusive = getattr(socket, "SO_EXCLUSIVEADDRUSE", None)  # Windows: no other socket may bind it too
+        if exclusive is not None:
+            server.setsockopt(socket.SOL_SOCKET, exclusive, 1)
         server.bind((HOST, 0))
         server.listen(backlog)
         server.setblocking(False)
@@ -148,7 +155,10 @@ def gate_for(server: socket.socket, conn: socket.socket) -> Gate | None:
     secret = getattr(server, "secret", None)
     if secret is None:
         return None
-    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small lines, answered at once
+    try:
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # small lines, answered at once
+    except OSError:
+        pass  # a caller gone already (macOS: EINVAL once reset); its gate fails on the first read
     return Gate(secret)
 
 
@@ -189,33 +199,48 @@ def read_address(path: str, owner: int | None) -> Address:
 
 
 def connect(path: str, timeout: float | None, owner: int | None) -> socket.socket:
-    """A connection to the host that published `path`, once it has proven itself and we have."""
+    """A connection to the host that published `path`, once it has proven itself and we have.
+
+    FileNotFoundError and PermissionError as the address file gives them, TimeoutError when
+    the host did not answer within `timeout` (or HANDSHAKE_LIMIT_S), NotProven for the rest:
+    whatever else fails (a port nobody serves, no loopback in this network namespace, a reset),
+    nothing was sent to anyone."""
     address = read_address(path, owner)
+    limit = HANDSHAKE_LIMIT_S if timeout is None else min(timeout, HANDSHAKE_LIMIT_S)
+    deadline = time.monotonic() + limit
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     try:
-        sock.settimeout(timeout)
+        sock.settimeout(limit)
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         sock.connect((HOST, address.port))
         caller_nonce = secrets.token_hex(NONCE_BYTES).encode()
         sock.sendall(PROTOCOL + b" " + caller_nonce + b"\n")
-        host_nonce, _, proof = _read_line(sock).partition(b" ")
+        host_nonce, _, proof = _read_line(sock, deadline).partition(b" ")
         if not hmac.compare_digest(proof, _proof(address.secret, b"host", caller_nonce, host_nonce)):
             raise NotProven(f"the process on {HOST}:{address.port} did not prove it is this session's host")
         sock.sendall(_proof(address.secret, b"caller", caller_nonce, host_nonce) + b"\n")
-    except (ConnectionResetError, BrokenPipeError, ConnectionAbortedError):
+        sock.settimeout(timeout)
+    except (TimeoutError, NotProven):
         sock.close()
-        raise NotProven("the host closed the connection during the handshake") from None
+        raise
+    except OSError as err:
+        sock.close()
+        raise NotProven(f"{HOST}:{address.port}: {err.strerror or err}") from None
     except BaseException:
         sock.close()
         raise
     return sock
 
 
-def _read_line(sock: socket.socket) -> bytes:
-    """The host's handshake line. It sends nothing more until our proof has reached it, so
-    bytes past the line mean it is not speaking the handshake."""
+def _read_line(sock: socket.socket, deadline: float) -> bytes:
+    """The host's handshake line, by `deadline`. It sends nothing more until our proof has
+    reached it, so bytes past the line mean it is not speaking the handshake."""
     line = bytearray()
     while len(line) <= MAX_HANDSHAKE_LINE:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise TimeoutError("the host's handshake took too long")
+        sock.settimeout(left)
         chunk = sock.recv(MAX_HANDSHAKE_LINE + 1)
         if not chunk:
             raise NotProven("the host closed the connection during the handshake")

@@ -152,11 +152,13 @@ class PosixSystem(System):
         try:
             sock.settimeout(timeout)
             sock.connect(address)
-        except ConnectionRefusedError:
+        except OSError as err:
             sock.close()
+            # A connect to a regular file: Linux refuses it (ECONNREFUSED), BSD kernels say
+            # ENOTSOCK. When that file is a loopback host's address, follow it.
             from agent_tty.platform import loopback
 
-            if loopback.is_address_file(address):  # the host serves a loopback port: follow it
+            if not isinstance(err, (TimeoutError, BlockingIOError)) and loopback.is_address_file(address):
                 return loopback.connect(address, timeout, self.user())
             raise
         except BaseException:

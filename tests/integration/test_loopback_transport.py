@@ -168,3 +168,40 @@ def test_a_host_that_stalled_mid_handshake_still_lets_its_caller_in(loop: Cli) -
         sock.sendall(loopback._proof(address.secret, b"caller", nonce, host_nonce) + b"\n" + b'{"op":"ping"}\n')
         answer = json.loads(reader.readline())
     assert answer["ok"] is True and answer["result"]["sessionId"] == sid, answer
+
+
+def test_a_crowd_of_strangers_holds_a_bounded_share_of_the_host(loop: Cli) -> None:
+    """Strangers flood the port with hellos and junk: the host keeps at most MAX_UNPROVEN of
+    them (the oldest go first), each with at most a line's worth of its memory, and serves its
+    own callers meanwhile."""
+    from agent_tty.host.loop import MAX_UNPROVEN
+
+    created = loop.create("cat")
+    sid, host = created["sessionId"], created["hostPid"]
+    port = _port(loop, sid)
+    before = len(os.listdir(f"/proc/{host}/fd"))
+    crowd = []
+    try:
+        for _ in range(MAX_UNPROVEN + 36):
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.sendall(loopback.PROTOCOL + b" " + b"ab" * loopback.NONCE_BYTES + b"\n" + b"x" * 400)
+            crowd.append(sock)
+        typed = loop.run("type", sid, "still-served")
+        assert typed.code == 0, typed.stdout
+        held = len(os.listdir(f"/proc/{host}/fd")) - before
+        assert held <= MAX_UNPROVEN + 2, held  # + the CLI's own connection, closing
+        dropped = 0
+        for sock in crowd[:36]:
+            sock.settimeout(5)
+            try:
+                while sock.recv(4096):
+                    pass
+                dropped += 1
+            except OSError:
+                dropped += 1  # a reset: dropped with our junk unread
+        assert dropped == 36
+    finally:
+        for sock in crowd:
+            sock.close()
+    assert pid_alive(host)
+    assert loop.run("wait", sid, "--text", "still-served", "--timeout", "10s").result["matched"] is True

@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -224,3 +225,41 @@ def test_the_systems_transport_serves_and_reaches_a_loopback_host(tmp_path: Path
     finally:
         server.close()
     assert got == [b"request\n"]
+
+
+def test_a_port_nobody_serves_reads_as_no_host(tmp_path: Path) -> None:
+    with _listener() as server:
+        port = server.getsockname()[1]
+    path = _address_file(tmp_path, port, os.urandom(loopback.SECRET_BYTES))  # its host is gone
+    with pytest.raises(loopback.NotProven, match=f"127.0.0.1:{port}"):
+        loopback.connect(path, 5, OWNER)
+
+
+def test_a_stranger_that_trickles_its_answer_cannot_hold_a_caller(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """One byte at a time, each within the socket's time-out: the handshake's own deadline
+    ends it, also for a call that has no time-out of its own (a `wait` without one)."""
+    monkeypatch.setattr(loopback, "HANDSHAKE_LIMIT_S", 1.0)
+    stop = threading.Event()
+
+    def trickle(server: socket.socket) -> None:
+        conn, _ = server.accept()
+        with conn:
+            while not stop.is_set():
+                try:
+                    conn.sendall(b"0")
+                except OSError:
+                    return
+                stop.wait(0.1)
+
+    with _listener() as server:
+        thread = threading.Thread(target=trickle, args=(server,))
+        thread.start()
+        path = _address_file(tmp_path, server.getsockname()[1], os.urandom(loopback.SECRET_BYTES))
+        started = time.monotonic()
+        try:
+            with pytest.raises((TimeoutError, loopback.NotProven)):
+                loopback.connect(path, None, OWNER)
+        finally:
+            stop.set()
+            thread.join(5)
+    assert time.monotonic() - started < 3
