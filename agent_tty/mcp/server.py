@@ -21,12 +21,14 @@ from agent_tty.mcp.results import output_type
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 INSTRUCTIONS = """Real, long-lived terminals. `create` starts a program (e.g. ["bash"]) and returns
-its sessionId; `run` types a shell command and waits until it completed; `type`/`paste`/`send_keys`
+its sessionId (tools also take the name given to create); `run` types a shell command and waits until it completed; `type`/`paste`/`send_keys`
 drive it; `wait` waits for text, a regex, a still screen, silence or the exit; `snapshot` reads the
 screen as text, `screenshot` as a PNG. `destroy` ends a session; `gc` removes ended ones'
 folders. Durations are seconds (0: no limit). Errors carry the CLI's codes (SESSION_NOT_FOUND, ...)."""
 
-SessionId = Annotated[str, Field(description="The session's id (create's sessionId; names are not resolved here).")]
+SessionId = Annotated[
+    str, Field(description="The session: its id (create's sessionId), its name (create's name), or a unique prefix of its id.")
+]
 Seconds = Annotated[float, Field(ge=0, description="Seconds; 0 for no limit.")]
 
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
@@ -98,7 +100,7 @@ def build(home: str | None) -> MCPServer:
     @tool(name="inspect", annotations=READ)
     async def inspect(ctx: Context, session_id: SessionId) -> _out("inspect"):
         """A session's manifest and derived facts (status, pids, exit code, sizes)."""
-        return await call(ctx, lambda: client.session(session_id).inspect())
+        return await call(ctx, lambda: client.find(session_id).inspect())
 
     @tool(name="destroy", annotations=END)
     async def destroy(
@@ -107,7 +109,7 @@ def build(home: str | None) -> MCPServer:
         force: Annotated[bool, Field(description="End what can be proven the session's without its host (host wedged or gone).")] = False,
     ) -> _out("destroy"):
         """End a session: its program and every process it started."""
-        return await call(ctx, lambda: client.session(session_id).destroy(force))
+        return await call(ctx, lambda: client.find(session_id).destroy(force))
 
     @tool(name="gc", annotations=END)
     async def gc(
@@ -136,17 +138,17 @@ def build(home: str | None) -> MCPServer:
     ) -> _out("run"):
         """Type a shell command and wait until it completed: its exit status and output.
         Reports progress every second while it waits."""
-        return await call(ctx, lambda: client.session(session_id).run(command, timeout=timeout, wait=wait), total_s=timeout, what="run")
+        return await call(ctx, lambda: client.find(session_id).run(command, timeout=timeout, wait=wait), total_s=timeout, what="run")
 
     @tool(name="type", annotations=DRIVE)
     async def type_(ctx: Context, session_id: SessionId, text: Annotated[str, Field(description="Literal text to type (no Enter added).")]) -> _out("type"):
         """Type literal text."""
-        return await call(ctx, lambda: client.session(session_id).type(text))
+        return await call(ctx, lambda: client.find(session_id).type(text))
 
     @tool(name="paste", annotations=DRIVE)
     async def paste(ctx: Context, session_id: SessionId, text: Annotated[str, Field(description="Text to paste.")]) -> _out("paste"):
         """Paste text (bracketed when the program enabled bracketed paste)."""
-        return await call(ctx, lambda: client.session(session_id).paste(text))
+        return await call(ctx, lambda: client.find(session_id).paste(text))
 
     @tool(name="send_keys", annotations=DRIVE)
     async def send_keys(
@@ -155,12 +157,12 @@ def build(home: str | None) -> MCPServer:
         keys: Annotated[list[str], Field(min_length=1, description='Named keys in order: "Enter", "Up", "C-c", "Ctrl+Left", "F5", or single characters.')],
     ) -> _out("send_keys"):
         """Send named keys: Enter, Escape, arrows, Ctrl/Alt/Shift combinations, function keys."""
-        return await call(ctx, lambda: client.session(session_id).send_keys(*keys))
+        return await call(ctx, lambda: client.find(session_id).send_keys(*keys))
 
     @tool(name="mark", annotations=DRIVE)
     async def mark(ctx: Context, session_id: SessionId, label: Annotated[str, Field(description="The marker's label.")]) -> _out("mark"):
         """Put a labelled marker in the session's event log (its seq works as wait's after_seq)."""
-        return await call(ctx, lambda: client.session(session_id).mark(label))
+        return await call(ctx, lambda: client.find(session_id).mark(label))
 
     @tool(name="resize", annotations=DRIVE)
     async def resize(
@@ -170,7 +172,7 @@ def build(home: str | None) -> MCPServer:
         rows: Annotated[int, Field(description="Rows.")],
     ) -> _out("resize"):
         """Resize the session's terminal."""
-        return await call(ctx, lambda: client.session(session_id).resize(cols, rows))
+        return await call(ctx, lambda: client.find(session_id).resize(cols, rows))
 
     @tool(name="signal", annotations=DRIVE)
     async def signal(
@@ -179,7 +181,7 @@ def build(home: str | None) -> MCPServer:
         name: Annotated[str, Field(description="INT, QUIT, TSTP (to the foreground job, like ^C), TERM, KILL, HUP, ...")],
     ) -> _out("signal"):
         """Send a signal to the session's program."""
-        return await call(ctx, lambda: client.session(session_id).signal(name))
+        return await call(ctx, lambda: client.find(session_id).signal(name))
 
     # ------------------------------------------------------------------ observing
 
@@ -200,7 +202,7 @@ def build(home: str | None) -> MCPServer:
         second while it waits; SESSION_NOT_RUNNING when the session ended first."""
         return await call(
             ctx,
-            lambda: client.session(session_id).wait(
+            lambda: client.find(session_id).wait(
                 text, regex=regex, stable=stable, idle=idle, exit=exit, after_seq=after_seq, timeout=timeout, output=output
             ),
             total_s=timeout,
@@ -220,7 +222,7 @@ def build(home: str | None) -> MCPServer:
             lines = [*result.get("scrollback", []), *result.get("lines", [])]
             return [TextContent(type="text", text="\n".join(lines).rstrip("\n"))]
 
-        return await call(ctx, lambda: client.session(session_id).snapshot(structured, scrollback), content=screen_text)
+        return await call(ctx, lambda: client.find(session_id).snapshot(structured, scrollback), content=screen_text)
 
     @tool(name="screenshot", annotations=READ)
     async def screenshot(
@@ -232,7 +234,7 @@ def build(home: str | None) -> MCPServer:
         png: dict[str, bytes] = {}
 
         def work() -> dict[str, Any]:
-            result = client.session(session_id).screenshot(out)
+            result = client.find(session_id).screenshot(out)
             png["data"] = _saved_png(result)
             return result
 
@@ -252,7 +254,7 @@ def build(home: str | None) -> MCPServer:
         out: Annotated[str | None, Field(description="Also copy the file to this path (on the server's machine).")] = None,
     ) -> _out("record_export"):
         """The session's recording as a file (saved under the session's artifacts)."""
-        return await call(ctx, lambda: client.session(session_id).export(format, out))
+        return await call(ctx, lambda: client.find(session_id).export(format, out))
 
     return server
 

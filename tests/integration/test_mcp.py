@@ -121,6 +121,8 @@ def test_tool_errors_carry_the_contract_code(cli: Cli) -> None:
         assert missing.content[0].text.startswith("SESSION_NOT_FOUND: ")
         assert error["details"]["sessionId"] == "nosuchsession"
 
+        for ref in ("../x", "no-such-name"):
+            assert error_of(await session.call_tool("snapshot", {"session_id": ref}))["code"] == "SESSION_NOT_FOUND"
         bad_arguments = error_of(await session.call_tool("snapshot", {}))
         assert bad_arguments["code"] == "USAGE" and "session_id" in bad_arguments["message"]
         assert error_of(await session.call_tool("no_such_tool", {}))["code"] == "USAGE"
@@ -179,9 +181,11 @@ def test_every_other_tool_answers_with_its_result(cli: Cli) -> None:
     async def steps(session: Any) -> None:
         sid = (await ok(session, "create", argv=bash_argv(), name="shell", cols=100, rows=30)).structured_content["sessionId"]
         assert (await ok(session, "inspect", session_id=sid)).structured_content["name"] == "shell"
-        await ok(session, "type", session_id=sid, text="echo typ")
-        await ok(session, "paste", session_id=sid, text="ed")
-        await ok(session, "send_keys", session_id=sid, keys=["Enter"])
+        # A tool takes the session's name, or a prefix of its id, as the CLI does.
+        assert (await ok(session, "inspect", session_id="shell")).structured_content["sessionId"] == sid
+        await ok(session, "type", session_id="shell", text="echo typ")
+        await ok(session, "paste", session_id=sid[:6], text="ed")
+        await ok(session, "send_keys", session_id="shell", keys=["Enter"])
         assert (await ok(session, "wait", session_id=sid, text="typed", output=True, timeout=5)).structured_content["matched"]
         marked = (await ok(session, "mark", session_id=sid, label="here")).structured_content
         assert isinstance(marked["seq"], int)
