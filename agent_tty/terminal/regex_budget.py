@@ -5,6 +5,10 @@ single-threaded, so one such wait would stall every command of its session. sre 
 signals while it matches, so a one-shot SIGVTALRM timer (CPU time) whose handler raises stops a runaway
 match at the budget (ADR 0014). google-re2 has no such case, but its syntax is not Python's
 (no backreferences, no lookaround) and it has no wheel for every platform we support.
+
+A signal reaches the main thread only. Elsewhere (an MCP server's worker, a library user's
+thread judging an ended session's log) the pattern runs in a child interpreter that is ended
+through its own handle once the budget (and its start-up) has passed.
 """
 
 from __future__ import annotations
@@ -20,6 +24,14 @@ from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 REGEX_BUDGET_S = 0.25
 """The longest one evaluation of a pattern over the screen (or the output) may take."""
+CHILD_START_S = 2.0
+"""What a child interpreter may take to start, on top of the budget (wall time, a loaded machine)."""
+_CHILD = """import re, sys
+sys.stdin.reconfigure(encoding="utf-8", errors="surrogatepass")
+pattern = re.compile(sys.argv[1], int(sys.argv[2]))
+text = sys.stdin.read()
+print(sum(1 for _ in pattern.finditer(text)) if sys.argv[3] == "count" else int(pattern.search(text) is not None))
+"""
 
 
 class _Expired(Exception):
@@ -75,13 +87,43 @@ def too_slow(pattern: re.Pattern[str], seconds: float = REGEX_BUDGET_S) -> Agent
     )
 
 
+def _in_child(what: str, pattern: re.Pattern[str], text: str, seconds: float) -> int:
+    """`count` or `search` in a child interpreter (-I -S: nothing of ours or the site's is
+    imported), ended through its Popen handle past the budget: a thread has no signal to stop
+    a runaway match with."""
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-I", "-S", "-c", _CHILD, pattern.pattern, str(pattern.flags), what]
+    child = subprocess.Popen(
+        argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+        encoding="utf-8", errors="surrogatepass",
+    )  # fmt: skip
+    try:
+        out, _ = child.communicate(text, timeout=seconds + CHILD_START_S)
+    except subprocess.TimeoutExpired:
+        child.kill()  # our own child, not yet reaped: its pid is still its own
+        child.communicate()
+        raise too_slow(pattern, seconds) from None
+    try:
+        return int(out)
+    except ValueError:
+        raise AgentTtyError(
+            ErrorCode.INTERNAL_ERROR, f"the pattern {pattern.pattern!r} could not be judged (exit {child.returncode})"
+        ) from None
+
+
 def count(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> int:
     """How many times `pattern` matches `text`; INVALID_INPUT past the budget."""
+    if threading.current_thread() is not threading.main_thread():
+        return _in_child("count", pattern, text, seconds)
     with _budget(pattern, seconds):
         return sum(1 for _ in pattern.finditer(text))
 
 
 def search(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> bool:
     """Whether `pattern` matches somewhere in `text`; INVALID_INPUT past the budget."""
+    if threading.current_thread() is not threading.main_thread():
+        return bool(_in_child("search", pattern, text, seconds))
     with _budget(pattern, seconds):
         return pattern.search(text) is not None

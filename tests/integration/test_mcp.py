@@ -134,6 +134,14 @@ def test_tool_errors_carry_the_contract_code(cli: Cli) -> None:
         assert two["code"] == "INVALID_INPUT"
         await ok(session, "destroy", session_id=sid)
 
+        # An ended session's screen is judged in the server's worker thread: a runaway pattern
+        # still stops at its budget there, as an error, and the server serves on.
+        ended = (await ok(session, "create", argv=["printf", "a" * 40 + "!"])).structured_content["sessionId"]
+        await ok(session, "wait", session_id=ended, exit=True, timeout=10)
+        runaway = error_of(await session.call_tool("wait", {"session_id": ended, "regex": "(a+)+$", "timeout": 5}))
+        assert runaway["code"] == "INVALID_INPUT" and runaway["details"]["budgetMs"] == 250, runaway
+        assert (await ok(session, "inspect", session_id=ended)).structured_content["status"] in ("exited", "destroyed")
+
     drive(cli, steps)
 
 

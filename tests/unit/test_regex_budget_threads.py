@@ -1,0 +1,49 @@
+"""A pattern judged off the main thread (an MCP worker, a library user's thread) keeps its
+budget: it runs in a child interpreter that is ended past it (terminal/regex_budget.py)."""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from typing import Any
+
+import pytest
+
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+from agent_tty.terminal import regex_budget
+
+
+def _in_thread(function: Any, *args: Any) -> Any:
+    box: dict[str, Any] = {}
+
+    def run() -> None:
+        try:
+            box["value"] = function(*args)
+        except BaseException as err:  # noqa: BLE001 - handed to the test
+            box["error"] = err
+
+    thread = threading.Thread(target=run, daemon=True)  # a red run must still end
+    thread.start()
+    thread.join(60)
+    assert not thread.is_alive(), "the evaluation never ended"
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def test_a_runaway_pattern_in_a_thread_ends_at_the_budget() -> None:
+    pattern = re.compile(r"(a+)+$")
+    started = time.monotonic()
+    with pytest.raises(AgentTtyError) as caught:
+        _in_thread(regex_budget.search, pattern, "a" * 40 + "!")
+    assert caught.value.code is ErrorCode.INVALID_INPUT and caught.value.details["budgetMs"] == 250
+    assert time.monotonic() - started < regex_budget.REGEX_BUDGET_S + regex_budget.CHILD_START_S + 5
+
+
+def test_a_thread_gets_the_same_answers_as_the_main_thread() -> None:
+    text = "first line\nsecond LINE\n\u00e9t\u00e9 \u4e2d\u6587 \U0001f600\nlast"
+    for source, flags in ((r"line", 0), (r"line", re.IGNORECASE), (r"^\w+$", re.MULTILINE), (r"\u4e2d.", 0), (r"zzz", 0)):
+        pattern = re.compile(source, flags)
+        assert _in_thread(regex_budget.count, pattern, text) == regex_budget.count(pattern, text), source
+        assert _in_thread(regex_budget.search, pattern, text) == regex_budget.search(pattern, text), source
