@@ -21,9 +21,9 @@ from agent_tty.mcp.results import output_type
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 INSTRUCTIONS = """Real, long-lived terminals. `create` starts a program (e.g. ["bash"]) and returns
-its sessionId (tools also take the name given to create); `run` types a shell command and waits until it completed; `type`/`paste`/`send_keys`
-drive it; `wait` waits for text, a regex, a still screen, silence or the exit; `snapshot` reads the
-screen as text, `screenshot` as a PNG. `destroy` ends a session; `gc` removes ended ones'
+its sessionId (tools also take the name given to create); `run` types a shell command and waits
+until it completed; `type`/`paste`/`send_keys` drive it; `wait` waits for text, a regex, a still
+screen, silence or the exit; `snapshot` reads the screen as text, `screenshot` as a PNG. `destroy` ends a session; `gc` removes ended ones'
 folders. Durations are seconds (0: no limit). Errors carry the CLI's codes (SESSION_NOT_FOUND, ...)."""
 
 SessionId = Annotated[

@@ -14,8 +14,8 @@ The caller sends a request only to a host that answered with the first proof (a 
 recycled port cannot, and learns nothing it could replay: each proof binds both nonces); the
 host reads a request only after the second. The address file, `<socket folder>/<id>.sock`,
 holds the port and the secret. It is written as the socket would be: in the session's private
-socket folder, readable by the user alone; a caller reads it without following a link and, on
-POSIX, only when it is its own user's.
+socket folder, readable by the user alone; on POSIX a caller reads it without following a link
+and only when it is its own user's (Windows has neither check: docs/adr/0021).
 """
 
 from __future__ import annotations

@@ -75,7 +75,7 @@ class System:
 
     def transport(self) -> str:
         """What a host started now would serve its session on: `unix` or `loopback`."""
-        return "loopback"
+        raise self._unsupported("serve a session")
 
     def gate(self, server: socket.socket, conn: socket.socket) -> loopback.Gate | None:
         """The handshake (loopback.Gate) that `conn`, accepted on `server`, must pass before
@@ -206,6 +206,9 @@ class WindowsSystem(System):
         "authenticated loopback port) are built, but the Home's ACL checks and the storage layer's "
         "Windows path are not"
     )
+
+    def transport(self) -> str:
+        return "loopback"  # CPython on Windows has no AF_UNIX
 
     def connect(self, address: str, timeout: float | None) -> socket.socket:
         from agent_tty.platform import loopback
