@@ -205,13 +205,16 @@ class Connection:
 
     def idle_and_open(self) -> bool:
         """Nothing to read and no hang-up: the host still holds its end and owes no answer.
-        poll, not select: a long-lived client's descriptors may be past select's 1024."""
+        poll, not select, where there is poll: a long-lived client's descriptors may be past
+        select's 1024. Windows has no poll, and its select takes socket handles of any value."""
         import select
 
         if self._sock is None:
             return False
-        poller = select.poll()
         try:
+            if not hasattr(select, "poll"):
+                return not select.select([self._sock], [], [], 0)[0]
+            poller = select.poll()
             poller.register(self._sock, select.POLLIN | select.POLLPRI)
             return not poller.poll(0)
         except (OSError, ValueError):
