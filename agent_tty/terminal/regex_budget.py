@@ -48,9 +48,14 @@ def _on_alarm(_signum: int, _frame: FrameType | None) -> None:
         raise _Expired
 
 
+def _off_main_thread() -> bool:
+    """Signal handlers run in the main thread only: elsewhere a pattern runs in a child."""
+    return threading.current_thread() is not threading.main_thread()
+
+
 def _can_guard() -> bool:
-    """Signal handlers run in the main thread only, and not every platform has SIGVTALRM."""
-    return hasattr(signal, "SIGVTALRM") and threading.current_thread() is threading.main_thread()
+    """Not every platform has SIGVTALRM (Windows)."""
+    return hasattr(signal, "SIGVTALRM") and not _off_main_thread()
 
 
 @contextmanager
@@ -115,7 +120,7 @@ def _in_child(what: str, pattern: re.Pattern[str], text: str, seconds: float) ->
 
 def count(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> int:
     """How many times `pattern` matches `text`; INVALID_INPUT past the budget."""
-    if threading.current_thread() is not threading.main_thread():
+    if _off_main_thread():
         return _in_child("count", pattern, text, seconds)
     with _budget(pattern, seconds):
         return sum(1 for _ in pattern.finditer(text))
@@ -123,7 +128,7 @@ def count(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) 
 
 def search(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> bool:
     """Whether `pattern` matches somewhere in `text`; INVALID_INPUT past the budget."""
-    if threading.current_thread() is not threading.main_thread():
+    if _off_main_thread():
         return bool(_in_child("search", pattern, text, seconds))
     with _budget(pattern, seconds):
         return pattern.search(text) is not None
