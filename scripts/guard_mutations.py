@@ -193,7 +193,7 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         "tests/integration/test_unreadable_manifest.py::test_destroy_force_stops_a_live_session_whose_manifest_cannot_be_read[empty]",
     ),
     "RemovesThroughCheckedFd": (
-        [("agent_tty/storage/files.py", "        shutil.rmtree(session_id, dir_fd=fd)", "        shutil.rmtree(os.path.join(sessions, session_id))")],
+        [("agent_tty/storage/fs.py", "            shutil.rmtree(name, dir_fd=self.fd)", "            shutil.rmtree(self.path / name)")],
         "tests/integration/test_fd_removal.py",
     ),
     "CreateRecordsHostPid": (

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from agent_tty.storage import fs
 from agent_tty.storage.files import FolderGone
 from agent_tty.storage.records import EVENT_LOG_VERSION, LogLoss
 
@@ -98,7 +99,7 @@ class EventLog:
     @classmethod
     def open(cls, path: Path, session_id: str, cols: int, rows: int) -> EventLog:
         try:
-            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+            fd = fs.open_file(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
         except FileNotFoundError:
             raise FolderGone(path) from None
         log = cls(fd, 0)
@@ -247,22 +248,22 @@ class EventLog:
             data = checkpoint[start : start + CHECKPOINT_CHUNK].decode("utf-8", "surrogateescape")
             lines.append(_line({"seq": seq, "time": time.time(), "type": "checkpoint", "data": data}))
         try:
-            folder_fd = segments.open_folder(self.folder)
+            folder = segments.open_folder(self.folder)
         except OSError as err:
             return self._rotation_failed(err)
         try:
             try:
                 # The oldest go first: while the next file is written the disk holds K-1 old
                 # files, the current one and the next, so (K+1) N plus a checkpoint at most.
-                segments.prune(folder_fd, SEGMENTS_KEPT - 1)
-                fd = segments.write_next(folder_fd, lines)
+                segments.prune(folder, SEGMENTS_KEPT - 1)
+                fd = segments.write_next(folder, lines)
             except OSError as err:
                 return self._rotation_failed(err)
             try:
-                segments.swap_in_next(folder_fd, self.seq)
+                segments.swap_in_next(folder, self.seq)
             except OSError as err:
                 os.close(fd)
-                segments.discard_next(folder_fd)
+                segments.discard_next(folder)
                 return self._rotation_failed(err)
             size = sum(len(line) for line in lines)
             old, self._fd = self._fd, fd
@@ -271,12 +272,12 @@ class EventLog:
             self.rotations += 1
             self.rotate_error, self._rotate_delay = "", RETRY_FIRST_S
             try:
-                segments.prune(folder_fd, SEGMENTS_KEPT)
+                segments.prune(folder, SEGMENTS_KEPT)
             except OSError:
                 pass  # left for the next rotation
             return True
         finally:
-            os.close(folder_fd)
+            folder.close()
 
     def _rotation_failed(self, err: OSError) -> bool:
         return self.rotation_failed(f"{err.strerror or err} ({err.__class__.__name__})")

@@ -147,7 +147,9 @@ def _append_log(paths: SessionPaths, text: str) -> None:
     """Append to host.log in the session folder; never raises (on a full disk the text is lost,
     not the host's own shutdown)."""
     try:
-        fd = os.open(paths.folder / "host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        from agent_tty.storage import fs
+
+        fd = fs.open_file(paths.folder / "host.log", os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     except OSError:
         return
     try:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 import sys
 import time
 from pathlib import Path
@@ -21,14 +20,12 @@ def _home_report(root: str) -> dict[str, Any]:
 
     report: dict[str, Any] = {"path": root, "exists": os.path.isdir(root)}
     if report["exists"]:
-        info = os.stat(root)
-        report["mode"] = f"{stat.S_IMODE(info.st_mode):04o}"
-        report["owner"] = info.st_uid
         try:
-            report["ownedByMe"] = info.st_uid == current().user()
-        except AgentTtyError:
+            access = current().access(root, os.stat(root))
+            report["mode"], report["owner"], report["private"] = access.shown, access.owner, not access.others_read
+            report["ownedByMe"] = access.owner == current().user()
+        except (AgentTtyError, OSError):
             report["ownedByMe"] = None  # this system cannot tell (doctor says why below)
-        report["private"] = not (info.st_mode & 0o077)
         report["writable"] = os.access(root, os.W_OK)
     try:
         check_home(Path(root))

@@ -30,6 +30,12 @@ import socket
 import stat
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from agent_tty.platform.system import current
+
+if TYPE_CHECKING:
+    from agent_tty.platform.access import UserId
 
 PROTOCOL = b"agent-tty-loopback/1"
 HOST = "127.0.0.1"
@@ -105,15 +111,16 @@ def listen(path: str, backlog: int) -> Server:
 
 def _publish(path: str, address: Address) -> None:
     """Written whole under a new name, then renamed: a caller never reads half of it."""
+    from agent_tty.storage import fs
+
     partial = f"{path}.{secrets.token_hex(6)}.partial"
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
-    fd = os.open(partial, flags, 0o600)
+    fd = fs.open_file(partial, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     try:
         try:
             os.write(fd, address.encode())
         finally:
             os.close(fd)
-        os.replace(partial, path)
+        fs.replace(partial, path)
     except BaseException:
         try:
             os.unlink(partial)
@@ -176,12 +183,13 @@ def is_address_file(path: str) -> bool:
         return False
 
 
-def read_address(path: str, owner: int | None) -> Address:
+def read_address(path: str, owner: UserId | None) -> Address:
     """The address a host published at `path`: a regular file, not a link, of at most
-    MAX_ADDRESS_FILE bytes, and `owner`'s where the system tells owners (None: Windows)."""
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+    MAX_ADDRESS_FILE bytes, and `owner`'s (None: not checked)."""
+    from agent_tty.storage import fs
+
     try:
-        fd = os.open(path, flags)
+        fd = fs.open_file(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
     except (FileNotFoundError, PermissionError):
         raise  # no host yet (or any more); a folder we may not enter
     except OSError as err:  # a link (ELOOP), a folder, ...
@@ -190,15 +198,20 @@ def read_address(path: str, owner: int | None) -> Address:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ADDRESS_FILE:
             raise NotProven("its address file is not a small regular file")
-        if owner is not None and info.st_uid != owner:
-            raise PermissionError(errno.EACCES, f"its address file belongs to uid {info.st_uid}, not to us")
+        found = current().fd_owner(fd, info) if owner is not None else None
+        if found != owner:
+            raise PermissionError(errno.EACCES, f"its address file belongs to {_named(found)}, not to us")
         data = os.read(fd, MAX_ADDRESS_FILE + 1)
     finally:
         os.close(fd)
     return Address.decode(data)
 
 
-def connect(path: str, timeout: float | None, owner: int | None) -> socket.socket:
+def _named(user: UserId | None) -> str:
+    return f"uid {user}" if isinstance(user, int) else f"SID {user}"
+
+
+def connect(path: str, timeout: float | None, owner: UserId | None) -> socket.socket:
     """A connection to the host that published `path`, once it has proven itself and we have.
 
     FileNotFoundError and PermissionError as the address file gives them, TimeoutError when

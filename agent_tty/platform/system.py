@@ -20,6 +20,7 @@ from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 if TYPE_CHECKING:
     from agent_tty.platform import loopback
+    from agent_tty.platform.access import Access, UserId
 
 TRANSPORT_ENV = "AGENT_TTY_TRANSPORT"
 """`loopback` makes a POSIX host serve its session on an authenticated loopback port, Windows's
@@ -35,17 +36,48 @@ class System:
     name = "unknown"
     supported = False
     reason = "agent-tty has no support for this operating system yet"
+    dir_fds = False
+    """Whether folders open as fds and opens refuse links (O_NOFOLLOW, dir_fd): storage/fs.py
+    acts through them where they exist and checks each open after the fact where not."""
 
-    def user(self) -> int:
-        """The id that owns our Home, socket folders and records (POSIX: the effective uid)."""
+    def user(self) -> UserId:
+        """The id that owns our Home, socket folders and records (POSIX: the effective uid;
+        Windows: the SID of the process's user)."""
         raise self._unsupported("tell the current user")
 
     def is_admin(self) -> bool:
         """Whether we may act as another user (POSIX: euid 0)."""
         return False
 
-    def user_name(self, user: int) -> str:
+    def user_name(self, user: UserId) -> str:
         return str(user)
+
+    # ------------------------------------------------------------ who may change a file
+
+    def access(self, path: str, info: os.stat_result) -> Access:
+        """Who owns `path` (which `info`, an lstat of it, describes) and what others may do."""
+        raise self._unsupported("tell who may change a folder")
+
+    def owner(self, path: str, info: os.stat_result) -> UserId:
+        """The owner of `path`, an entry that `info` (its lstat) shows to be no link."""
+        return self.access(path, info).owner
+
+    def fd_owner(self, fd: int, info: os.stat_result) -> UserId:
+        """The owner of the file `fd` holds (`info` is its fstat)."""
+        raise self._unsupported("tell who owns a file")
+
+    def mkdir_private(self, path: str) -> None:
+        """A new folder only we (and the system's own accounts) may enter; FileExistsError."""
+        os.mkdir(path, 0o700)
+
+    def temp_root(self) -> str | None:
+        """A shared folder (sticky, like /tmp) where a private socket folder may go when the
+        Home's is too long; None where there is none."""
+        return None
+
+    def fix_writable(self, path: str) -> str:
+        """How a user makes `path` private, for an UNSAFE_HOME error."""
+        return "use a private Home (--home)"
 
     def become(self, user: int, group: int) -> None:
         """Act as `user` for the rest of this process (root's --as-owner), or raise."""
@@ -58,6 +90,11 @@ class System:
     def terminal_check(self) -> dict[str, Any]:
         """Whether this process can open a terminal for a program: {"ok": bool, "reason"?}."""
         return {"ok": False, "reason": self.reason}
+
+    def open_file(self, path: str, flags: int, mode: int) -> int:
+        """An fd for `path` where opens cannot refuse a link (storage/fs.py checks it after):
+        in binary mode, and not inherited by children (os.open's default since PEP 446)."""
+        return os.open(path, flags | getattr(os, "O_BINARY", 0), mode)
 
     # ------------------------------------------------------------ the host's transport
 
@@ -98,6 +135,7 @@ class PosixSystem(System):
     name = "posix"
     supported = True
     reason = "POSIX"
+    dir_fds = True
 
     def user(self) -> int:
         return os.geteuid()
@@ -105,13 +143,30 @@ class PosixSystem(System):
     def is_admin(self) -> bool:
         return os.geteuid() == 0
 
-    def user_name(self, user: int) -> str:
+    def user_name(self, user: UserId) -> str:
         try:
             import pwd
 
-            return pwd.getpwuid(user).pw_name
-        except (ImportError, KeyError):
+            return pwd.getpwuid(int(user)).pw_name
+        except (ImportError, KeyError, ValueError):
             return str(user)
+
+    def access(self, path: str, info: os.stat_result) -> Access:
+        from agent_tty.platform.access import posix_access
+
+        return posix_access(info)
+
+    def owner(self, path: str, info: os.stat_result) -> int:
+        return info.st_uid
+
+    def fd_owner(self, fd: int, info: os.stat_result) -> int:
+        return info.st_uid
+
+    def temp_root(self) -> str | None:
+        return "/tmp"
+
+    def fix_writable(self, path: str) -> str:
+        return f"fix it with `chmod go-w {path}` or use a private Home (--home)"
 
     def become(self, user: int, group: int) -> None:
         """Drop to `user` with its primary group and supplementary groups (its passwd entry),
@@ -207,13 +262,41 @@ class WindowsSystem(System):
         "Windows path are not"
     )
 
+    def user(self) -> str:
+        from agent_tty.platform import win32_files
+
+        return win32_files.user_sid()
+
+    def access(self, path: str, info: os.stat_result) -> Access:
+        from agent_tty.platform import win32_files
+
+        return win32_files.access(path, self.user())
+
+    def fd_owner(self, fd: int, info: os.stat_result) -> str:
+        from agent_tty.platform import win32_files
+
+        return win32_files.fd_owner(fd)
+
+    def open_file(self, path: str, flags: int, mode: int) -> int:
+        from agent_tty.platform import win32_files
+
+        return win32_files.open_file(path, flags, self.user())
+
+    def mkdir_private(self, path: str) -> None:
+        from agent_tty.platform import win32_files
+
+        win32_files.mkdir_private(path, self.user())
+
+    def fix_writable(self, path: str) -> str:
+        return f'make it private with `icacls "{path}" /inheritance:r /grant:r "%USERNAME%:(OI)(CI)F"` or use a Home under your profile (--home)'
+
     def transport(self) -> str:
         return "loopback"  # CPython on Windows has no AF_UNIX
 
     def connect(self, address: str, timeout: float | None) -> socket.socket:
         from agent_tty.platform import loopback
 
-        return loopback.connect(address, timeout, None)  # the file's ACL is the Home's (not yet checked)
+        return loopback.connect(address, timeout, self.user())
 
     def listen(self, address: str) -> socket.socket:
         from agent_tty.platform import loopback

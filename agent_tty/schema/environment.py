@@ -28,8 +28,8 @@ class Pty(Model):
 class HomeReport(Model):
     path: str = doc("The Home's path.")
     exists: bool = doc("Whether it exists (commands create it on first use).")
-    mode: str = absent("Its permission bits, octal (absent when it does not exist).")
-    owner: int = absent("The owner's uid (absent when it does not exist).")
+    mode: str = absent("Its permissions: the mode bits in octal (POSIX), its security descriptor in SDDL (Windows); absent when it does not exist.")
+    owner: int | str = absent("The owner: a uid (POSIX) or a SID (Windows); absent when it does not exist.")
     ownedByMe: bool | None = absent("Whether this user owns it; null where the system cannot tell (absent when it does not exist).")
     private: bool = absent("Whether no other user may read it (absent when it does not exist).")
     writable: bool = absent("Whether this user may write it (absent when it does not exist).")

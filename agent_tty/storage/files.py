@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import BinaryIO, TypeVar
 
 from agent_tty.platform.system import current
+from agent_tty.storage import fs
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode, storage_error
 from agent_tty.storage.schema import Record, RecordError
 
@@ -37,7 +38,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     """
     temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o600)
+        fd = fs.open_file(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     except FileNotFoundError:
         raise FolderGone(path) from None
     except OSError as err:
@@ -50,7 +51,7 @@ def write_atomic(path: Path, data: bytes) -> None:
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.rename(temp, path)
+        fs.replace(temp, path)
     except BaseException as err:
         try:
             os.unlink(temp)
@@ -71,7 +72,7 @@ def write_atomic_chunks(path: Path, chunks: Iterable[bytes], mode: int = 0o600) 
 
     temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     try:
-        fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
+        fd = fs.open_file(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except FileNotFoundError:
         raise FolderGone(path) from None
     except OSError as err:
@@ -88,7 +89,7 @@ def write_atomic_chunks(path: Path, chunks: Iterable[bytes], mode: int = 0o600) 
             os.fsync(fd)
         finally:
             os.close(fd)
-        os.rename(temp, path)
+        fs.replace(temp, path)
     except BaseException as err:
         try:
             os.unlink(temp)
@@ -106,8 +107,8 @@ def write_record(path: Path, record: Record) -> None:
     write_atomic(path, record.to_json().encode() + b"\n")
 
 
-READ_FLAGS = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
-"""A record is never reached through a link, and a FIFO or device never blocks the read."""
+READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
+"""With fs.open_file's refusal of links: a FIFO or device never blocks the read."""
 
 
 def read_bytes(path: Path) -> bytes:
@@ -124,7 +125,7 @@ def open_stream(path: Path) -> BinaryIO:
     """A record to read a piece at a time (an event log larger than memory should hold), with
     read_bytes's checks: FileNotFoundError passes through, anything else is a STORAGE_ERROR."""
     try:
-        fd = os.open(path, READ_FLAGS)
+        fd = fs.open_file(path, READ_FLAGS)
     except FileNotFoundError:
         raise
     except NotADirectoryError:
@@ -137,9 +138,11 @@ def open_stream(path: Path) -> BinaryIO:
             raise _read_error(path, errno.EISDIR, "Is a directory")
         if not stat.S_ISREG(info.st_mode):
             raise _read_error(path, errno.EINVAL, "not a regular file")
-        if info.st_uid != current().user():
+        system = current()
+        owner = system.fd_owner(fd, info)
+        if owner != system.user():
             # Another user's file in our folder proves nothing we may act on.
-            raise _read_error(path, errno.EPERM, f"owned by uid {info.st_uid}, not by us")
+            raise _read_error(path, errno.EPERM, f"owned by {'uid ' if isinstance(owner, int) else ''}{owner}, not by us")
     except BaseException as err:
         os.close(fd)
         if isinstance(err, OSError):
@@ -172,7 +175,7 @@ def read_optional(path: Path, kind: type[R]) -> R | None:
 def write_marker(path: Path) -> None:
     """An empty marker file, created without creating its folder."""
     try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        fd = fs.open_file(path, os.O_WRONLY | os.O_CREAT)
     except FileNotFoundError:
         raise FolderGone(path) from None
     except OSError as err:
@@ -185,16 +188,11 @@ def exists(path: Path) -> bool:
 
 
 def remove_session_folder(sessions: Path, session_id: str) -> None:
-    """Remove sessions/<id> through a checked fd of `sessions/`: a component swapped for a link
-    after our checks can never redirect the removal outside the Home. FileNotFoundError when
-    it is already gone; other OSErrors pass through."""
-    import shutil
-
+    """Remove sessions/<id> inside a checked `sessions/` (through its fd on POSIX): a component
+    swapped for a link after our checks can never redirect the removal outside the Home.
+    FileNotFoundError when it is already gone; other OSErrors pass through."""
     from agent_tty.storage.trust import owned_folder
 
-    fd = os.open(sessions, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
-    try:
-        owned_folder(str(sessions), os.fstat(fd), "the Home's sessions folder")
-        shutil.rmtree(session_id, dir_fd=fd)
-    finally:
-        os.close(fd)
+    with fs.Folder(sessions) as folder:
+        owned_folder(str(sessions), folder.stat(), "the Home's sessions folder")
+        folder.rmtree(session_id)

@@ -116,7 +116,7 @@ class Home:
         check_ancestors(str(self.root))
         for folder in (self.root, self.sessions):
             try:
-                os.mkdir(folder, 0o700)
+                current().mkdir_private(str(folder))
             except FileExistsError:
                 pass
             except OSError as err:
@@ -151,10 +151,13 @@ def ensure_socket_dir(home: Path) -> Path:
             continue
     import tempfile
 
+    temp = current().temp_root()
+    if temp is None:
+        raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"no private socket folder could be made for {home}", path=str(home))
     try:
-        return Path(tempfile.mkdtemp(prefix=f"agent-tty-{current().user()}-", dir="/tmp"))
+        return Path(tempfile.mkdtemp(prefix=f"agent-tty-{current().user()}-", dir=temp))
     except OSError as err:
-        raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"cannot create a socket folder in /tmp: {err.strerror}") from None
+        raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"cannot create a socket folder in {temp}: {err.strerror}") from None
 
 
 def preview_socket_dir(home: Path) -> str:
@@ -169,7 +172,10 @@ def preview_socket_dir(home: Path) -> str:
             return f"{folder} (not created yet)"
         except (UnsafeHome, OSError):
             continue
-    return f"/tmp/agent-tty-{current().user()}-XXXXXX (a new private folder)"
+    temp = current().temp_root()
+    if temp is None:
+        return "none: no private socket folder could be made"
+    return f"{temp}/agent-tty-{current().user()}-XXXXXX (a new private folder)"
 
 
 def _socket_dir_candidates(home: Path) -> list[tuple[Path, bool]]:
@@ -184,9 +190,10 @@ def _socket_dir_candidates(home: Path) -> list[tuple[Path, bool]]:
         except (AgentTtyError, OSError):
             pass
     candidates.append((home / "run", True))
-    uid = current().user()
-    candidates.append((Path(f"/tmp/agent-tty-{uid}"), True))
-    candidates.extend((Path(f"/tmp/agent-tty-{uid}-{n}"), True) for n in range(1, TMP_FALLBACKS))
+    temp, user = current().temp_root(), current().user()
+    if temp is not None:
+        candidates.append((Path(f"{temp}/agent-tty-{user}"), True))
+        candidates.extend((Path(f"{temp}/agent-tty-{user}-{n}"), True) for n in range(1, TMP_FALLBACKS))
     # A socket's path must fit sun_path: a long $XDG_RUNTIME_DIR or Home is passed over.
     return [(folder, make) for folder, make in candidates if socket_dir_fits(folder)]
 
@@ -197,7 +204,7 @@ def socket_dir_fits(folder: Path) -> bool:
 
 def _mkdir_private(folder: Path) -> None:
     try:
-        os.mkdir(folder, 0o700)
+        current().mkdir_private(str(folder))
     except FileExistsError:
         pass
 
@@ -244,16 +251,19 @@ def remove_socket(recorded: str, session_id: str) -> None:
         path = Path(trusted_socket_path(recorded, session_id))
     except AgentTtyError:
         return
+    from agent_tty.storage.fs import Folder
+
     try:
-        folder = os.open(path.parent, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+        folder = Folder(path.parent)
     except OSError:
         return
     try:
-        info = os.lstat(path.name, dir_fd=folder)
+        info = folder.lstat(path.name)
         # A Unix socket, or the address file of a host that served a loopback port.
-        if (stat.S_ISSOCK(info.st_mode) or stat.S_ISREG(info.st_mode)) and info.st_uid == current().user():
-            os.unlink(path.name, dir_fd=folder)
+        ours = stat.S_ISSOCK(info.st_mode) or stat.S_ISREG(info.st_mode)
+        if ours and current().owner(str(path), info) == current().user():
+            folder.unlink(path.name)
     except OSError:
         pass
     finally:
-        os.close(folder)
+        folder.close()

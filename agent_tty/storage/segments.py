@@ -1,6 +1,7 @@
-"""The file-system steps of the event log's rotation (ADR 0015), all through the session
-folder's fd and never through a link: the next file is written aside, the current one gets a
-second name, and a rename swaps them, so a reader always finds an events.jsonl."""
+"""The file-system steps of the event log's rotation (ADR 0015), all inside the session folder
+(through its fd on POSIX, storage/fs.py) and never through a link: the next file is written
+aside, the current one gets a second name, and a rename swaps them, so a reader always finds
+an events.jsonl."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ import re
 from collections.abc import Iterable
 from pathlib import Path
 
+from agent_tty.storage.fs import Folder
 from agent_tty.storage.home import EVENTS
 
 NEXT = ".events.next.tmp"
@@ -20,17 +22,16 @@ def segment_name(last_seq: int) -> str:
     return f"events.{last_seq}.jsonl"
 
 
-def open_folder(folder: Path) -> int:
-    """The session folder's fd, never through a link. FileNotFoundError when it is gone."""
-    return os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC)
+def open_folder(folder: Path) -> Folder:
+    """The session folder, never through a link. FileNotFoundError when it is gone."""
+    return Folder(folder)
 
 
-def write_next(folder_fd: int, lines: Iterable[bytes]) -> int:
+def write_next(folder: Folder, lines: Iterable[bytes]) -> int:
     """The next log, written whole and synced under NEXT: its fd, open for appending. An OSError
     (a full disk) leaves no NEXT behind and the current log untouched."""
-    discard_next(folder_fd)  # a stale one from an earlier try that could not even clean up
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
-    fd = os.open(NEXT, flags, 0o600, dir_fd=folder_fd)
+    discard_next(folder)  # a stale one from an earlier try that could not even clean up
+    fd = folder.open(NEXT, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_EXCL)
     try:
         for line in lines:
             view = memoryview(line)
@@ -39,38 +40,38 @@ def write_next(folder_fd: int, lines: Iterable[bytes]) -> int:
         os.fsync(fd)
     except BaseException:
         os.close(fd)
-        discard_next(folder_fd)
+        discard_next(folder)
         raise
     return fd
 
 
-def discard_next(folder_fd: int) -> None:
+def discard_next(folder: Folder) -> None:
     """Best effort: a NEXT that cannot go now is removed by the next try (or with the folder)."""
     try:
-        os.unlink(NEXT, dir_fd=folder_fd)
+        folder.unlink(NEXT)
     except OSError:
         pass
 
 
-def swap_in_next(folder_fd: int, last_seq: int) -> None:
+def swap_in_next(folder: Folder, last_seq: int) -> None:
     """events.jsonl keeps a second name, events.<last_seq>.jsonl, then NEXT is renamed over it.
     A failure before the rename leaves events.jsonl as it was (the second name is dropped)."""
     old = segment_name(last_seq)
     try:
-        os.unlink(old, dir_fd=folder_fd)  # only a failed try on this same log made one
+        folder.unlink(old)  # only a failed try on this same log made one
     except FileNotFoundError:
         pass
-    os.link(EVENTS, old, src_dir_fd=folder_fd, dst_dir_fd=folder_fd, follow_symlinks=False)
+    folder.link(EVENTS, old)
     try:
-        os.rename(NEXT, EVENTS, src_dir_fd=folder_fd, dst_dir_fd=folder_fd)
+        folder.replace(NEXT, EVENTS)
     except BaseException:
         try:
-            os.unlink(old, dir_fd=folder_fd)
+            folder.unlink(old)
         except OSError:
             pass
         raise
     try:
-        os.fsync(folder_fd)  # the new names outlive a crash
+        folder.sync()  # the new names outlive a crash
     except OSError:
         pass
 
@@ -84,12 +85,12 @@ def _segments(names: Iterable[str]) -> list[tuple[int, str]]:
     return sorted(found)
 
 
-def prune(folder_fd: int, keep: int) -> None:
+def prune(folder: Folder, keep: int) -> None:
     """Unlink all but the newest `keep` old segments. Errors wait for the next rotation."""
-    segments = _segments(os.listdir(folder_fd))
+    segments = _segments(folder.listdir())
     for _seq, name in segments[: max(0, len(segments) - keep)]:
         try:
-            os.unlink(name, dir_fd=folder_fd)
+            folder.unlink(name)
         except OSError:
             pass  # gone already, or not a file of ours (a folder by that name): never fatal
 
@@ -97,11 +98,8 @@ def prune(folder_fd: int, keep: int) -> None:
 def log_files(folder: Path) -> list[Path]:
     """The kept old segments, oldest first, then events.jsonl: the whole log still on disk."""
     try:
-        fd = open_folder(folder)
+        with open_folder(folder) as opened:
+            names = opened.listdir()
     except (FileNotFoundError, NotADirectoryError):
         return [folder / EVENTS]
-    try:
-        names = os.listdir(fd)
-    finally:
-        os.close(fd)
     return [folder / name for _seq, name in _segments(names)] + [folder / EVENTS]

@@ -15,79 +15,85 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
-OTHERS_WRITE = stat.S_IWGRP | stat.S_IWOTH
-PRIVATE = stat.S_IRWXG | stat.S_IRWXO
+if TYPE_CHECKING:
+    from agent_tty.platform.access import Access, UserId
 
 
 class UnsafeHome(AgentTtyError):
     """A folder of the Home (or above it) that another user could change: refused, touched never."""
 
-    def __init__(self, path: str, info: os.stat_result | None, problem: str, why: str) -> None:
-        owner = info.st_uid if info is not None else None
-        mode = f"{stat.S_IMODE(info.st_mode):04o}" if info is not None else None
+    def __init__(self, path: str, access: Access | None, problem: str, why: str) -> None:
         super().__init__(
             ErrorCode.UNSAFE_HOME,
-            f"refusing {path}: {why}{_fix(path, info, problem)}",
+            f"refusing {path}: {why}{_fix(path, access, problem)}",
             path=path,
-            owner=owner,
-            mode=mode,
+            owner=access.owner if access is not None else None,
+            mode=access.shown if access is not None else None,
             problem=problem,
         )
 
 
-def _user(uid: int) -> str:
-    name = _user_name(uid)
-    return f"uid {uid}" if name == str(uid) else f"{name} (uid {uid})"
+def _user(user: UserId) -> str:
+    name = _user_name(user)
+    label = "uid" if isinstance(user, int) else "SID"
+    return f"{label} {user}" if name == str(user) else f"{name} ({label} {user})"
 
 
-def _fix(path: str, info: os.stat_result | None, problem: str) -> str:
+def _fix(path: str, access: Access | None, problem: str) -> str:
     if problem == "writable":
-        return f"; fix it with `chmod go-w {path}` or use a private Home (--home)"
-    if problem == "owner" and info is not None and current().is_admin():
-        return f"; run the command as its owner (`runuser -u {_user_name(info.st_uid)} -- agent-tty ...`) or add --as-owner"
+        return f"; {current().fix_writable(path)}"
+    if problem == "owner" and access is not None and current().is_admin():
+        return f"; run the command as its owner (`runuser -u {_user_name(access.owner)} -- agent-tty ...`) or add --as-owner"
     if problem in ("owner", "ancestor"):
         return "; use a Home of your own (--home, $AGENT_TTY_HOME, default ~/.agent-tty)"
     return ""
 
 
-def _user_name(uid: int) -> str:
-    return current().user_name(uid)
+def _user_name(user: UserId) -> str:
+    return current().user_name(user)
 
 
 def owned_folder(path: str, info: os.stat_result, what: str, private: bool = False) -> None:
-    """A folder of ours: a real directory, owned by our effective uid, writable by us alone
-    (and, for `private`, not even readable by others)."""
-    if not stat.S_ISDIR(info.st_mode):
-        kind = "a symbolic link" if stat.S_ISLNK(info.st_mode) else "not a directory"
-        raise UnsafeHome(path, info, "not-a-directory", f"{what} is {kind}")
-    if info.st_uid != current().user():
-        raise UnsafeHome(path, info, "owner", f"{what} belongs to {_user(info.st_uid)}, not to {_user(current().user())}")
-    if info.st_mode & (PRIVATE if private else OTHERS_WRITE):
-        raise UnsafeHome(
-            path, info, "writable", f"{what} has mode {stat.S_IMODE(info.st_mode):04o}: other users could change it"
-        )
+    """A folder of ours: a real directory (`info` is its lstat), owned by our user, writable by
+    us alone (and, for `private`, not even readable by others)."""
+    from agent_tty.storage.fs import is_link
+
+    system = current()
+    access = system.access(path, info)
+    if is_link(info) or not stat.S_ISDIR(info.st_mode):
+        kind = "a symbolic link" if is_link(info) else "not a directory"
+        raise UnsafeHome(path, access, "not-a-directory", f"{what} is {kind}")
+    if access.owner != system.user():
+        raise UnsafeHome(path, access, "owner", f"{what} belongs to {_user(access.owner)}, not to {_user(system.user())}")
+    if access.others_write or (private and access.others_read):
+        raise UnsafeHome(path, access, "writable", f"{what} has mode {access.shown}: other users could change it")
 
 
 def check_ancestors(path: str) -> None:
-    """Every folder above `path` (a real path) keeps its entries: owned by root or us, and
-    writable by others only with the sticky bit (where nobody may rename another's entry)."""
-    me = current().user()
+    """Every folder above `path` (a real path) keeps its entries: owned by root (or Windows's
+    system accounts) or us, and letting no one else rename what it holds (others may write to
+    /tmp, whose sticky bit keeps them from renaming another's entry)."""
+    from agent_tty.platform.access import trusted_owner
+
+    system = current()
+    me = system.user()
     parent = os.path.dirname(path)
     while True:
         try:
-            info = os.stat(parent)
+            access = system.access(parent, os.stat(parent))
         except OSError as err:
             raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"cannot check {parent}: {err.strerror}", path=parent) from None
-        if info.st_uid not in (0, me):
-            raise UnsafeHome(parent, info, "ancestor", f"the folder {parent} above the Home belongs to {_user(info.st_uid)}")
-        if info.st_mode & OTHERS_WRITE and not info.st_mode & stat.S_ISVTX:
+        if not trusted_owner(access.owner, me):
+            raise UnsafeHome(parent, access, "ancestor", f"the folder {parent} above the Home belongs to {_user(access.owner)}")
+        if access.others_rename:
             raise UnsafeHome(
-                parent, info, "ancestor",
-                f"the folder {parent} above the Home has mode {stat.S_IMODE(info.st_mode):04o}: other users could swap the Home",
+                parent, access, "ancestor",
+                f"the folder {parent} above the Home has mode {access.shown}: other users could swap the Home",
             )
         if parent == os.path.dirname(parent):
             return
@@ -139,7 +145,8 @@ def become_owner(root: Path) -> None:
     if info.st_uid == current().user():
         return
     if not current().is_admin():
-        raise UnsafeHome(str(root), info, "owner", f"--as-owner needs root: the Home belongs to {_user(info.st_uid)}")
+        access = current().access(str(root), info)
+        raise UnsafeHome(str(root), access, "owner", f"--as-owner needs root: the Home belongs to {_user(info.st_uid)}")
     uid = info.st_uid
     import json  # noqa: F401  (the error envelope must print even if the drop leaves it unreadable)
 

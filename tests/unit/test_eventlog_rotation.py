@@ -172,9 +172,6 @@ def test_prune_goes_past_a_name_it_cannot_remove(tmp_path: Path) -> None:
     (tmp_path / "events.3.jsonl").mkdir()  # not a file of ours
     for seq in (5, 9):
         (tmp_path / f"events.{seq}.jsonl").write_text("{}\n")
-    folder = segments.open_folder(tmp_path)
-    try:
+    with segments.open_folder(tmp_path) as folder:
         segments.prune(folder, 1)
-    finally:
-        os.close(folder)
     assert sorted(os.listdir(tmp_path)) == ["events.3.jsonl", "events.9.jsonl"]

@@ -30,17 +30,23 @@ POSIX_NAMES = {
     "os": {
         "geteuid", "getuid", "getegid", "getgid", "setuid", "setgid", "setgroups", "getgrouplist",
         "setsid", "killpg", "getpgid", "getsid", "fork", "openpty", "kill", "pipe2",
+        "O_NOFOLLOW", "O_DIRECTORY", "O_CLOEXEC",
     },
     "socket": {"AF_UNIX", "SO_PEERCRED"},
     "signal": {"SIGKILL", "SIGHUP", "SIGCHLD", "SIGSTOP", "SIGCONT", "SIGQUIT", "SIGUSR1", "SIGUSR2", "SIGWINCH"},
 }
-POSIX_KEYWORDS = {"start_new_session", "preexec_fn", "process_group"}
+POSIX_KEYWORDS = {"start_new_session", "preexec_fn", "process_group", "dir_fd", "src_dir_fd", "dst_dir_fd"}
 
 # What stays, and why. A new use anywhere (also in these files) fails the scan.
 ALLOWED: dict[tuple[str, str], str] = {
     ("host/signals.py", "signal.SIGCHLD"): "where it exists, the host wakes on SIGCHLD; on Windows the program's output ends",
     ("host/signals.py", "signal.SIGHUP"): "where it exists, the host ignores a stray hang-up",
     ("host/signals.py", "os.pipe2"): "where it exists, the host's wake-up pipe; elsewhere a socket pair",
+    ("host/signals.py", "os.O_CLOEXEC"): "the flags of that pipe",
+    **{
+        ("storage/fs.py", what): "where System.dir_fds: opens refuse links and steps go through the folder's fd"
+        for what in ("os.O_NOFOLLOW", "os.O_DIRECTORY", "os.O_CLOEXEC", "dir_fd=", "src_dir_fd=", "dst_dir_fd=")
+    },
 }
 
 
@@ -137,6 +143,18 @@ if TARGET == "win32":
 
     socket.socketpair = loopback_socketpair
 
+    # The Win32 calls themselves (ctypes on kernel32/advapi32) cannot run here: stand-ins with
+    # their answers for a private Home, so the storage path without dir fds runs below.
+    from agent_tty.platform import win32_files
+    from agent_tty.platform.access import Access
+
+    SID = "S-1-5-21-0-0-0-1001"
+    win32_files.user_sid = lambda: SID
+    win32_files.access = lambda path, me: Access(SID, False, False, False, "O:" + SID + "D:P(A;OICI;FA;;;" + SID + ")")
+    win32_files.fd_owner = lambda fd: SID
+    win32_files.open_file = lambda path, flags, me: os.open(path, flags, 0o600)
+    win32_files.mkdir_private = lambda path, me: os.mkdir(path, 0o700)
+
 import agent_tty
 
 imported = []
@@ -160,6 +178,7 @@ except ValueError:
     pass
 
 from agent_tty.cli.main import main
+from agent_tty.platform.system import current as current_system
 
 os.environ["AGENT_TTY_HOME"] = os.path.join(tempfile.mkdtemp(), "home")
 out = io.StringIO()
@@ -178,7 +197,35 @@ woke = bool(selector.select(5))
 signals.drain()
 drained = not selector.select(0)
 wake = {"term": signals.term, "woke": woke, "drained": drained, "pair": signals._pair is not None}
-print(json.dumps({"imported": imported, "code": code, "doctor": json.loads(out.getvalue()), "wake": wake}))
+
+# Storage: a Home made, a record written over and read back, the log rotated, a session folder
+# removed; on win32 with no O_NOFOLLOW, O_DIRECTORY or dir_fd (storage/fs.py's path steps).
+from pathlib import Path
+from agent_tty.storage import files, segments
+from agent_tty.storage.home import Home
+from agent_tty.storage.records import Failure
+from agent_tty.storage.trust import check_home
+
+home = Home(Path(os.environ["AGENT_TTY_HOME"]))
+home.ensure()
+folder = home.sessions / "s1"
+os.mkdir(folder, 0o700)
+files.write_record(folder / "failure.json", Failure(reason="host-death", message="one"))
+files.write_record(folder / "failure.json", Failure(reason="host-death", message="two"))
+(folder / "events.jsonl").write_bytes(b"old\n")
+with segments.open_folder(folder) as opened:
+    fd = segments.write_next(opened, [b"new\n"])
+    os.close(fd)
+    segments.swap_in_next(opened, 3)
+storage = {
+    "trusted": check_home(home.root),
+    "read": files.read_record(folder / "failure.json", Failure).message,
+    "logs": [path.name for path in segments.log_files(folder)],
+    "dirFds": current_system().dir_fds,
+}
+files.remove_session_folder(home.sessions, "s1")
+storage["removed"] = not folder.exists()
+print(json.dumps({"imported": imported, "code": code, "doctor": json.loads(out.getvalue()), "wake": wake, "storage": storage}))
 """
 
 
@@ -200,6 +247,10 @@ def test_the_core_imports_and_doctor_answers_on_another_system(target: str, tmp_
     assert doctor["command"] == "doctor" and doctor["ok"] is True, doctor
     assert doctor["result"]["platform"] == target
     assert report["wake"] == {"term": True, "woke": True, "drained": True, "pair": target == "win32"}, report["wake"]
+    assert report["storage"] == {
+        "trusted": True, "read": "two", "logs": ["events.3.jsonl", "events.jsonl"], "dirFds": target != "win32",
+        "removed": True,
+    }, report["storage"]
     if target == "win32":
         # windows_conpty's probe fails here (no pywinpty, no Win32 layer): no mechanism, exit 1;
         # hosts would serve the loopback transport.

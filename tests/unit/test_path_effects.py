@@ -32,10 +32,12 @@ REVIEWED = {
     ("ops/live.py", "file_chunks", "open"),
     # --out: the user's own output path, named on the command line.
     ("ops/artifacts.py", "screenshot", ".write_bytes"),
-    # The host's own files in its own checked session folder, O_NOFOLLOW.
-    ("host/eventlog.py", "open", "os.open"),
-    ("host/main.py", "_append_log", "os.open"),
+    # The host's own files in its own checked session folder, through storage/fs.py.
     ("host/main.py", "_start", ".open"),  # EventLog.open
+    # storage/fs.py's open where opens cannot refuse a link: fs checks the fd after it.
+    ("platform/system.py", "open_file", "os.open"),
+    # The Home's own folders, made by storage/home.py under the folder it checked.
+    ("platform/system.py", "mkdir_private", "os.mkdir"),
     # A spare host lets go of its client's pipe: /dev/null, a fixed path no record names.
     ("host/main.py", "standby_main", "os.open"),
     # The host binds the socket path that trusted_socket_path checked (a private folder of ours),
@@ -46,12 +48,9 @@ REVIEWED = {
     ("platform/system.py", "connect", ".connect"),
     ("host/loop.py", "_close", "os.unlink"),
     # The loopback transport (docs/adr/0021): the address file at that same checked socket path,
-    # written O_EXCL|O_NOFOLLOW under a new name in that folder and renamed over it; read
-    # O_NOFOLLOW|O_NONBLOCK, a small regular file of ours; bind and connect name 127.0.0.1 only.
-    ("platform/loopback.py", "_publish", "os.open"),
-    ("platform/loopback.py", "_publish", "os.replace"),
+    # written and read through storage/fs.py (a leftover under a new name is unlinked in that
+    # folder); bind and connect name 127.0.0.1 only.
     ("platform/loopback.py", "_publish", "os.unlink"),
-    ("platform/loopback.py", "read_address", "os.open"),
     ("platform/loopback.py", "listen", ".bind"),
     ("platform/loopback.py", "connect", ".connect"),
     # A new session folder under the Home's checked sessions/ (create ran Home.ensure).
