@@ -3,14 +3,20 @@
 The host's loop waits with `selectors` on fds, and on Windows select() takes sockets only, while
 a ConPTY's output is a pipe that pywinpty reads blocking. So one thread per program reads the
 pipe and writes what it got into a socketpair; the host selects on the other end, which reads as
-the PTY would (output, b"" when none is ready, None once the console closed). The thread never
+the PTY would (output, b"" when none is ready, None once the output ended). The thread never
 signals and never touches the program: it ends when the pipe does, or when close() shuts the pair.
+
+A ConPTY's pipe does not end when its program does: the console stays until it is closed, and
+the host (which has no SIGCHLD here) learns of the exit from the end of the output. So a second
+thread watches the program and, once it has ended and the console has had EXIT_DRAIN_S to pass
+on what it still held, ends the output itself.
 """
 
 from __future__ import annotations
 
 import socket
 import threading
+import time
 
 from agent_tty.platform.types import ProgramExit
 from agent_tty_plugins.windows_conpty.layer import Pty
@@ -18,6 +24,10 @@ from agent_tty_plugins.windows_conpty.layer import Pty
 READ_CHUNK = 65536
 CTRL_C = b"\x03"
 INTERRUPT = 2
+EXIT_POLL_S = 0.1
+"""How often the watcher looks whether the program ended (one look is one handle query)."""
+EXIT_DRAIN_S = 0.3
+"""After the program ended, how long the console still has to pass on its last output."""
 
 
 class ConPtyHandle:
@@ -31,6 +41,8 @@ class ConPtyHandle:
         self._closed = False
         self._reader = threading.Thread(target=self._pump, name=f"conpty-{pty.pid}", daemon=True)
         self._reader.start()
+        self._watcher = threading.Thread(target=self._watch, name=f"conpty-exit-{pty.pid}", daemon=True)
+        self._watcher.start()
 
     def _pump(self) -> None:
         try:
@@ -42,10 +54,22 @@ class ConPtyHandle:
         except OSError:
             pass  # the console or the pair closed: either way the output ended
         finally:
-            try:
-                self._feed.shutdown(socket.SHUT_WR)
-            except OSError:
-                pass
+            self._end_output()
+
+    def _watch(self) -> None:
+        while not self._closed and self.pty.exit_code() is None:
+            time.sleep(EXIT_POLL_S)
+        if not self._closed:
+            time.sleep(EXIT_DRAIN_S)
+            self._end_output()
+
+    def _end_output(self) -> None:
+        """The host reads the end of the output: from the pump when the pipe ended, or from
+        the watcher when the program did."""
+        try:
+            self._feed.shutdown(socket.SHUT_WR)
+        except OSError:
+            pass
 
     def read(self, limit: int) -> bytes | None:
         try:

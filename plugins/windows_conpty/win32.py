@@ -296,7 +296,7 @@ class RealWin32:
         limits = JOBOBJECT_EXTENDED_LIMIT_INFORMATION()
         limits.BasicLimitInformation.LimitFlags = JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
         if not _k32().SetInformationJobObject(
-            handle, JOBOBJECT_EXTENDED_LIMIT_INFORMATION_CLASS, ctypes.byref(limits), ctypes.sizeof(limits)
+            wintypes.HANDLE(handle), JOBOBJECT_EXTENDED_LIMIT_INFORMATION_CLASS, ctypes.byref(limits), ctypes.sizeof(limits)
         ):
             error = _error("SetInformationJobObject")
             _k32().CloseHandle(handle)
@@ -337,7 +337,9 @@ class RealWin32:
 
     def in_any_job(self) -> bool:
         result = wintypes.BOOL()
-        _check(_k32().IsProcessInJob(_k32().GetCurrentProcess(), None, ctypes.byref(result)), "IsProcessInJob")
+        # The pseudo-handle is -1: as a bare int ctypes would pass it as a 32-bit int (overflow).
+        current = wintypes.HANDLE(_k32().GetCurrentProcess())
+        _check(_k32().IsProcessInJob(current, None, ctypes.byref(result)), "IsProcessInJob")
         return bool(result.value)
 
     def open_process(self, pid: int) -> int | None:

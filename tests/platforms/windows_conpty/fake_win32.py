@@ -189,7 +189,8 @@ class FakePty:
         self.closed = False
 
     def read(self, limit: int) -> bytes:
-        while not self.closed and self.win.procs[self.pid].exit_code is None:
+        # As a ConPTY's pipe: it ends when the console is closed, not when the program ends.
+        while not self.closed:
             time.sleep(0.01)
         return b""
 

@@ -214,7 +214,8 @@ def test_handle_reads_writes_and_interrupts(win: FakeWin32, tmp_path: Path) -> N
     deadline = time.monotonic() + 2
     while handle.read(100) is not None and time.monotonic() < deadline:
         time.sleep(0.01)
-    assert handle.read(100) is None  # the console closed
+    # The console's pipe is still open (FakePty, as ConPTY): the watcher ended the output.
+    assert not pty.closed and handle.read(100) is None
     assert handle.poll_exit().exit_code == 3
     handle.close()
     handle.close()  # twice is harmless
