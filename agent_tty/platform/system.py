@@ -70,6 +70,13 @@ class System:
         """A new folder only we (and the system's own accounts) may enter; FileExistsError."""
         os.mkdir(path, 0o700)
 
+    def replace(self, source: str, target: str) -> None:
+        """Rename `source` over `target`, a name in the same folder."""
+        os.replace(source, target)
+
+    socket_path_max: int | None = None
+    """The longest path a host's socket may have (a Unix socket's sun_path); None: no limit."""
+
     def temp_root(self) -> str | None:
         """A shared folder (sticky, like /tmp) where a private socket folder may go when the
         Home's is too long; None where there is none."""
@@ -136,6 +143,7 @@ class PosixSystem(System):
     supported = True
     reason = "POSIX"
     dir_fds = True
+    socket_path_max = 107  # sun_path holds 108 bytes with the final NUL
 
     def user(self) -> int:
         return os.geteuid()
@@ -256,11 +264,8 @@ class WindowsSystem(System):
     port (no AF_UNIX in CPython on Windows)."""
 
     name = "windows"
-    reason = (
-        "the windows_conpty plugin (ConPTY, a Job Object per session) and the host's transport (an "
-        "authenticated loopback port) are built, but the Home's ACL checks and the storage layer's "
-        "Windows path are not"
-    )
+    supported = True
+    reason = "Windows has no form of this step (sessions run through the windows_conpty plugin)"
 
     def user(self) -> str:
         from agent_tty.platform import win32_files
@@ -286,6 +291,20 @@ class WindowsSystem(System):
         from agent_tty.platform import win32_files
 
         win32_files.mkdir_private(path, self.user())
+
+    def replace(self, source: str, target: str) -> None:
+        from agent_tty.platform import win32_files
+
+        win32_files.replace(source, target)
+
+    def terminal_check(self) -> dict[str, Any]:
+        import ctypes
+
+        try:
+            ctypes.WinDLL("kernel32").CreatePseudoConsole  # type: ignore[attr-defined]
+        except (AttributeError, OSError):
+            return {"ok": False, "reason": "no ConPTY here (CreatePseudoConsole: Windows 10 1809 or newer)"}
+        return {"ok": True}
 
     def fix_writable(self, path: str) -> str:
         return f'make it private with `icacls "{path}" /inheritance:r /grant:r "%USERNAME%:(OI)(CI)F"` or use a Home under your profile (--home)'

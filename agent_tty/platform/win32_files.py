@@ -71,6 +71,8 @@ def _load() -> tuple[Any, Any]:
         k32.CreateDirectoryW.argtypes = [wintypes.LPCWSTR, ctypes.POINTER(SECURITY_ATTRIBUTES)]
         k32.CreateDirectoryW.restype = wintypes.BOOL
         k32.CloseHandle.argtypes = [wintypes.HANDLE]
+        k32.SetFileInformationByHandle.argtypes = [wintypes.HANDLE, ctypes.c_int, ctypes.c_void_p, wintypes.DWORD]
+        k32.SetFileInformationByHandle.restype = wintypes.BOOL
         k32.LocalFree.argtypes = [ctypes.c_void_p]
         k32.LocalFree.restype = ctypes.c_void_p
         k32.GetCurrentProcess.restype = wintypes.HANDLE
@@ -255,6 +257,52 @@ def open_file(path: str, flags: int, me: str) -> int:
     except BaseException:
         k32.CloseHandle(handle)
         raise
+
+
+DELETE = 0x00010000
+SYNCHRONIZE = 0x00100000
+FILE_RENAME_INFO_EX_CLASS = 22  # FileRenameInfoEx (Windows 10 1709 and newer)
+FILE_RENAME_FLAG_REPLACE_IF_EXISTS = 0x1
+FILE_RENAME_FLAG_POSIX_SEMANTICS = 0x2
+"""The name moves at once even while the replaced file is open (shared for deletion), as a
+POSIX rename does; without it, the replaced name stays taken until its last reader closes."""
+NOT_SUPPORTED = frozenset({1, 50, 87, 120})  # invalid function, not supported, invalid parameter, not implemented
+
+
+def rename_info(name: str) -> ctypes.Array[ctypes.c_char]:
+    """FILE_RENAME_INFO for a new `name` in the same folder: Flags (a DWORD, in a union with
+    ReplaceIfExists), RootDirectory (a handle, at 8 on x64), FileNameLength in bytes (at 16),
+    then the name (at 20), NUL-terminated."""
+    encoded = name.encode("utf-16-le")
+    buffer = ctypes.create_string_buffer(20 + len(encoded) + 2)
+    flags = FILE_RENAME_FLAG_REPLACE_IF_EXISTS | FILE_RENAME_FLAG_POSIX_SEMANTICS
+    ctypes.memmove(buffer, flags.to_bytes(4, "little"), 4)
+    ctypes.memmove(ctypes.addressof(buffer) + 16, len(encoded).to_bytes(4, "little"), 4)
+    ctypes.memmove(ctypes.addressof(buffer) + 20, encoded, len(encoded))
+    return buffer
+
+
+def replace(source: str, target: str) -> None:
+    """Rename `source` over `target` in the same folder with POSIX semantics, so a reader that
+    holds `target` never blocks it; where the system has no such rename (before Windows 10
+    1709, some file systems, Wine 8), MoveFileEx's, which fails while `target` is open."""
+    k32, _a32 = _load()
+    handle = k32.CreateFileW(
+        source, DELETE | SYNCHRONIZE, FILE_SHARE_ALL, None, OPEN_EXISTING, FILE_FLAG_OPEN_REPARSE_POINT, None,
+    )
+    if handle is None or handle == INVALID_HANDLE_VALUE:
+        raise _last_error("CreateFileW", source)
+    try:
+        info = rename_info(os.path.basename(target))
+        if k32.SetFileInformationByHandle(handle, FILE_RENAME_INFO_EX_CLASS, info, len(info)):
+            return
+        code = ctypes.get_last_error()  # type: ignore[attr-defined]
+        if code not in NOT_SUPPORTED:
+            error = ctypes.WinError(code)  # type: ignore[attr-defined]
+            raise type(error)(error.errno, f"rename: {error.strerror}", source, code, target)
+    finally:
+        k32.CloseHandle(handle)
+    os.replace(source, target)
 
 
 def mkdir_private(path: str, me: str) -> None:

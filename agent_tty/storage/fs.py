@@ -51,8 +51,13 @@ def is_link(info: os.stat_result) -> bool:
 
 
 def replace(source: Path | str, target: Path | str) -> None:
-    """Rename over an existing name (os.rename refuses that on Windows)."""
-    os.replace(source, target)
+    """Rename over an existing name in the same folder (os.rename refuses that on Windows,
+    whose rename of its own keeps a reader of the old file from blocking it)."""
+    system = current()
+    if system.dir_fds:
+        os.replace(source, target)
+    else:
+        system.replace(str(source), str(target))
 
 
 class Folder:

@@ -128,8 +128,6 @@ class Home:
 
 SOCKET_NAME_ROOM = 1 + 64 + len(".sock")
 """What a socket's name adds to its folder's path: '/', a session id of up to 64, '.sock'."""
-SUN_PATH_MAX = 107
-"""sun_path holds 108 bytes with the final NUL."""
 TMP_FALLBACKS = 8
 
 
@@ -199,7 +197,8 @@ def _socket_dir_candidates(home: Path) -> list[tuple[Path, bool]]:
 
 
 def socket_dir_fits(folder: Path) -> bool:
-    return len(os.fsencode(str(folder))) + SOCKET_NAME_ROOM <= SUN_PATH_MAX
+    limit = current().socket_path_max  # None: a loopback host's address file has no such limit
+    return limit is None or len(os.fsencode(str(folder))) + SOCKET_NAME_ROOM <= limit
 
 
 def _mkdir_private(folder: Path) -> None:

@@ -3,7 +3,6 @@ session whose event log is incomplete and a manifest write that failed."""
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,11 +24,13 @@ class Space:
 
 def home_space(root: Path) -> Space | None:
     """None when the Home cannot be measured (it does not exist yet, say)."""
+    import shutil
+
     try:
-        info = os.statvfs(root)
+        usage = shutil.disk_usage(root)  # POSIX: statvfs's f_bavail and f_blocks; Windows too
     except OSError:
         return None
-    return Space(free_bytes=info.f_bavail * info.f_frsize, total_bytes=info.f_blocks * info.f_frsize)
+    return Space(free_bytes=usage.free, total_bytes=usage.total)
 
 
 def describe(space: Space) -> str:

@@ -154,6 +154,7 @@ if TARGET == "win32":
     win32_files.fd_owner = lambda fd: SID
     win32_files.open_file = lambda path, flags, me: os.open(path, flags, 0o600)
     win32_files.mkdir_private = lambda path, me: os.mkdir(path, 0o700)
+    win32_files.replace = lambda source, target: os.replace(source, target)
 
 import agent_tty
 

@@ -26,3 +26,12 @@ def test_open_flags_map_to_create_file_arguments() -> None:
     assert w.create_file_args(os.O_WRONLY | os.O_CREAT | os.O_APPEND) == (write | extra, w.OPEN_ALWAYS)
     assert w.create_file_args(os.O_RDWR | os.O_CREAT | os.O_TRUNC) == (read | write | extra, w.CREATE_ALWAYS)
     assert w.create_file_args(os.O_WRONLY | os.O_TRUNC) == (write | extra, w.TRUNCATE_EXISTING)
+
+
+def test_the_rename_asks_for_posix_semantics_and_names_the_target_in_its_folder() -> None:
+    info = w.rename_info("events.jsonl")
+    raw = bytes(info)
+    assert int.from_bytes(raw[0:4], "little") == w.FILE_RENAME_FLAG_REPLACE_IF_EXISTS | w.FILE_RENAME_FLAG_POSIX_SEMANTICS
+    assert raw[8:16] == bytes(8)  # RootDirectory: none, the name stays in the file's folder
+    assert int.from_bytes(raw[16:20], "little") == len("events.jsonl") * 2
+    assert raw[20:-2].decode("utf-16-le") == "events.jsonl" and raw[-2:] == b"\0\0"
