@@ -105,7 +105,8 @@ def _last_error(what: str, path: str | None = None) -> OSError:
     return type(error)(error.errno, f"{what}: {error.strerror}", path, code)
 
 
-def _sid_text(psid: ctypes.c_void_p | int) -> str:
+def sid_text(psid: ctypes.c_void_p | int) -> str:
+    """A SID in its string form (S-1-5-...)."""
     k32, a32 = _load()
     text = wintypes.LPWSTR()
     if not a32.ConvertSidToStringSidW(psid, ctypes.byref(text)):
@@ -116,26 +117,34 @@ def _sid_text(psid: ctypes.c_void_p | int) -> str:
         k32.LocalFree(ctypes.cast(text, ctypes.c_void_p))
 
 
+def token_user(process: int) -> str | None:
+    """The SID of the user a process runs as (its token's); None when its token cannot be read."""
+    k32, a32 = _load()
+    token = wintypes.HANDLE()
+    if not a32.OpenProcessToken(process, TOKEN_QUERY, ctypes.byref(token)):
+        return None
+    try:
+        needed = wintypes.DWORD()
+        a32.GetTokenInformation(token, TOKEN_USER_CLASS, None, 0, ctypes.byref(needed))
+        buffer = ctypes.create_string_buffer(needed.value)
+        if not a32.GetTokenInformation(token, TOKEN_USER_CLASS, buffer, needed, ctypes.byref(needed)):
+            return None
+        return sid_text(ctypes.cast(buffer, ctypes.POINTER(ctypes.c_void_p))[0])  # TOKEN_USER.User.Sid
+    finally:
+        k32.CloseHandle(token)
+
+
 _user: list[str] = []
 
 
 def user_sid() -> str:
-    """The SID of this process's user (its token's), in string form."""
+    """The SID of this process's user, in string form."""
     if not _user:
-        k32, a32 = _load()
-        token = wintypes.HANDLE()
-        if not a32.OpenProcessToken(k32.GetCurrentProcess(), TOKEN_QUERY, ctypes.byref(token)):
+        k32, _a32 = _load()
+        sid = token_user(k32.GetCurrentProcess())
+        if sid is None:
             raise _last_error("OpenProcessToken")
-        try:
-            needed = wintypes.DWORD()
-            a32.GetTokenInformation(token, TOKEN_USER_CLASS, None, 0, ctypes.byref(needed))
-            buffer = ctypes.create_string_buffer(needed.value)
-            if not a32.GetTokenInformation(token, TOKEN_USER_CLASS, buffer, needed, ctypes.byref(needed)):
-                raise _last_error("GetTokenInformation")
-            psid = ctypes.cast(buffer, ctypes.POINTER(ctypes.c_void_p))[0]  # TOKEN_USER.User.Sid
-            _user.append(_sid_text(psid))
-        finally:
-            k32.CloseHandle(token)
+        _user.append(sid)
     return _user[0]
 
 
@@ -166,14 +175,14 @@ def _security(handle: int, what: int) -> tuple[str, list[Ace] | None, str]:
                 if kind > 1:  # not an allow or deny entry: its layout differs, judge_dacl skips it
                     aces.append(Ace(kind, ace.Header.AceFlags, 0, ""))
                     continue
-                sid = _sid_text(pointer.value + ACCESS_ACE.SidStart.offset)  # type: ignore[operator]
+                sid = sid_text(pointer.value + ACCESS_ACE.SidStart.offset)  # type: ignore[operator]
                 aces.append(Ace(kind, ace.Header.AceFlags, ace.Mask, sid))
         text = wintypes.LPWSTR()
         shown = ""
         if a32.ConvertSecurityDescriptorToStringSecurityDescriptorW(descriptor, SDDL_REVISION_1, what, ctypes.byref(text), None):
             shown = str(text.value)
             k32.LocalFree(ctypes.cast(text, ctypes.c_void_p))
-        return _sid_text(owner), aces, shown
+        return sid_text(owner), aces, shown
     finally:
         k32.LocalFree(descriptor)
 

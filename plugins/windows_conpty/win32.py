@@ -15,6 +15,14 @@ import sys
 from ctypes import wintypes
 from typing import Any
 
+from agent_tty.platform.win32_files import (
+    OWNER_SECURITY_INFORMATION,
+    SDDL_REVISION_1,
+    SECURITY_ATTRIBUTES,
+    sid_text,
+    token_user,
+)
+
 ERROR_FILE_NOT_FOUND = 2
 ERROR_ACCESS_DENIED = 5
 ERROR_INVALID_PARAMETER = 87
@@ -33,16 +41,8 @@ PROCESS_TERMINATE = 0x0001
 PROCESS_QUERY_LIMITED_INFORMATION = 0x1000
 SYNCHRONIZE = 0x00100000
 PROCESS_ACCESS = PROCESS_TERMINATE | PROCESS_QUERY_LIMITED_INFORMATION | SYNCHRONIZE
-TOKEN_QUERY = 0x0008
-TOKEN_USER_CLASS = 1
 SE_KERNEL_OBJECT = 6
-OWNER_SECURITY_INFORMATION = 0x1
-SDDL_REVISION_1 = 1
 WAIT_OBJECT_0 = 0
-
-
-class SECURITY_ATTRIBUTES(ctypes.Structure):
-    _fields_ = [("nLength", wintypes.DWORD), ("lpSecurityDescriptor", ctypes.c_void_p), ("bInheritHandle", wintypes.BOOL)]
 
 
 class IO_COUNTERS(ctypes.Structure):
@@ -120,31 +120,6 @@ def _check(result: Any, what: str) -> Any:
     return result
 
 
-def _sid_string(psid: ctypes.c_void_p) -> str:
-    text = wintypes.LPWSTR()
-    _check(_a32().ConvertSidToStringSidW(psid, ctypes.byref(text)), "ConvertSidToStringSidW")
-    try:
-        return str(text.value)
-    finally:
-        _k32().LocalFree(text)
-
-
-def _token_user(process: int) -> str | None:
-    token = wintypes.HANDLE()
-    if not _a32().OpenProcessToken(wintypes.HANDLE(process), TOKEN_QUERY, ctypes.byref(token)):
-        return None
-    try:
-        needed = wintypes.DWORD()
-        _a32().GetTokenInformation(token, TOKEN_USER_CLASS, None, 0, ctypes.byref(needed))
-        buffer = ctypes.create_string_buffer(needed.value)
-        if not _a32().GetTokenInformation(token, TOKEN_USER_CLASS, buffer, needed, ctypes.byref(needed)):
-            return None
-        psid = ctypes.cast(buffer, ctypes.POINTER(ctypes.c_void_p))[0]  # TOKEN_USER.User.Sid
-        return _sid_string(ctypes.c_void_p(psid))
-    finally:
-        _k32().CloseHandle(token)
-
-
 def _owner(handle: int) -> str:
     owner, descriptor = ctypes.c_void_p(), ctypes.c_void_p()
     status = _a32().GetSecurityInfo(
@@ -154,7 +129,7 @@ def _owner(handle: int) -> str:
     if status != 0:
         raise OSError(0, "GetSecurityInfo failed", None, status)
     try:
-        return _sid_string(owner)
+        return sid_text(owner)
     finally:
         _k32().LocalFree(descriptor)
 
@@ -263,7 +238,7 @@ class RealWin32:
 
     def user_sid(self) -> str:
         if "sid" not in _cache:
-            sid = _token_user(int(_k32().GetCurrentProcess()))
+            sid = token_user(_k32().GetCurrentProcess())
             if sid is None:
                 raise _error("OpenProcessToken")
             _cache["sid"] = sid
@@ -359,7 +334,7 @@ class RealWin32:
         return bool(_k32().WaitForSingleObject(wintypes.HANDLE(process), 0) == WAIT_OBJECT_0)
 
     def process_user_sid(self, process: int) -> str | None:
-        return _token_user(process)
+        return token_user(process)
 
     def process_command_line(self, pid: int) -> list[str] | None:
         import psutil
