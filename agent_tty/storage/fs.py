@@ -6,7 +6,8 @@ after a check can never redirect it. Windows has neither: os.open follows repars
 no folder opens as an fd. There the same promise rests on two things: the Home's folders let no
 other user change them (storage/trust.py), and every open is checked after the fact: the name,
 looked at without following it, is no link and names the very file the descriptor holds (same
-device and file number). A swap between the open and that look is refused as a link would be.
+device and file number). A name that a writer renamed another plain file over meanwhile is
+opened again; a link, at the name or in the descriptor, is refused as O_NOFOLLOW would.
 docs/adr/0022-storage-without-descriptor-folders.md says why, and what it costs.
 """
 
@@ -22,27 +23,38 @@ from agent_tty.platform.system import current
 _REPARSE_POINT = getattr(stat, "FILE_ATTRIBUTE_REPARSE_POINT", 0x400)
 
 
+OPEN_TRIES = 3
+"""Opens of a name that a writer renamed a new file over meanwhile (a record's atomic write):
+the name is a plain file each time, only not the one opened. A link is refused at once."""
+
+
 def open_file(path: Path | str, flags: int, mode: int = 0o600) -> int:
     """An fd for `path` that was not reached through a link (OSError otherwise: ELOOP for a
     link, FileNotFoundError when it is gone)."""
     system = current()
     if system.dir_fds:
         return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC, mode)
-    fd = system.open_file(str(path), flags, mode)
-    try:
-        refuse_link(path, fd)
-    except BaseException:
+    for _ in range(OPEN_TRIES):
+        fd = system.open_file(str(path), flags, mode)
+        try:
+            if is_named_file(path, fd):
+                return fd
+        except BaseException:
+            os.close(fd)
+            raise
         os.close(fd)
-        raise
-    return fd
+    raise OSError(errno.ELOOP, f"its name named another file at each of {OPEN_TRIES} opens", str(path))
 
 
-def refuse_link(path: Path | str, fd: int) -> None:
-    """Raise ELOOP unless `path`, not followed, is a plain entry and the file `fd` holds."""
-    named = os.lstat(path)
+def is_named_file(path: Path | str, fd: int) -> bool:
+    """Whether `path`, not followed, is a plain entry naming the file `fd` holds. ELOOP when
+    either is a link (the open took a link, or one stands at the name now); False when the name
+    is a plain file but another one (renamed over it since the open)."""
     held = os.fstat(fd)
-    if is_link(named) or (named.st_dev, named.st_ino) != (held.st_dev, held.st_ino):
-        raise OSError(errno.ELOOP, "a link, or swapped for one while it was opened", str(path))
+    named = os.lstat(path)
+    if is_link(held) or is_link(named):
+        raise OSError(errno.ELOOP, "a link", str(path))
+    return (named.st_dev, named.st_ino) == (held.st_dev, held.st_ino)
 
 
 def is_link(info: os.stat_result) -> bool:
