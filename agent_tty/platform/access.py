@@ -65,7 +65,8 @@ FILE_ADD_SUBDIRECTORY = 0x0004  # FILE_APPEND_DATA
 FILE_TRAVERSE = 0x0020
 FILE_DELETE_CHILD = 0x0040
 
-READ_MASK = FILE_LIST_DIRECTORY | FILE_TRAVERSE | GENERIC_READ | GENERIC_ALL
+GENERIC_EXECUTE = 0x20000000
+READ_MASK = FILE_LIST_DIRECTORY | FILE_TRAVERSE | GENERIC_READ | GENERIC_EXECUTE | GENERIC_ALL
 RENAME_MASK = DELETE | FILE_DELETE_CHILD | WRITE_DAC | WRITE_OWNER | GENERIC_ALL | MAXIMUM_ALLOWED
 """Rights that let their holder swap what a folder holds, or take the folder over."""
 WRITE_MASK = RENAME_MASK | FILE_ADD_FILE | FILE_ADD_SUBDIRECTORY | GENERIC_WRITE
@@ -79,6 +80,25 @@ SYSTEM_SIDS = frozenset({
 rights on a folder adds no one who could not already act."""
 CREATOR_OWNER = "S-1-3-0"
 """Stands for the owner; on a folder itself it only ever appears inherit-only."""
+
+
+DENY_KINDS = frozenset({1, 6, 10, 12})
+"""Deny entries (plain, object, callback, callback object): they take rights, never give."""
+SIMPLE_LAYOUT = frozenset({0, 1, 9, 10})
+"""Entries whose mask is followed by the SID (allowed, denied, and their callback forms)."""
+EVERYTHING = 0xFFFFFFFF
+
+
+def entry(kind: int, flags: int, mask: int, sid: str) -> Ace:
+    """One DACL entry as judge_dacl takes it. A callback allow entry (its condition unknown
+    here) counts as a plain one; an allow entry we do not read (object entries, whose SID
+    sits elsewhere) counts as granting everything to someone else: a misjudgement may only
+    refuse a safe Home, never trust one."""
+    if kind in DENY_KINDS:
+        return Ace(ACCESS_DENIED, flags, mask, sid)
+    if kind in SIMPLE_LAYOUT:
+        return Ace(ACCESS_ALLOWED, flags, mask, sid)
+    return Ace(ACCESS_ALLOWED, flags, EVERYTHING, "")
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ import os
 from ctypes import wintypes
 from typing import Any
 
-from agent_tty.platform.access import Access, Ace, judge_dacl
+from agent_tty.platform.access import SIMPLE_LAYOUT, Access, entry, judge_dacl
 
 GENERIC_READ = 0x80000000
 GENERIC_WRITE = 0x40000000
@@ -172,11 +172,10 @@ def _security(handle: int, what: int) -> tuple[str, list[Ace] | None, str]:
                     raise _last_error("GetAce")
                 ace = ctypes.cast(pointer, ctypes.POINTER(ACCESS_ACE)).contents
                 kind = ace.Header.AceType
-                if kind > 1:  # not an allow or deny entry: its layout differs, judge_dacl skips it
-                    aces.append(Ace(kind, ace.Header.AceFlags, 0, ""))
-                    continue
-                sid = sid_text(pointer.value + ACCESS_ACE.SidStart.offset)  # type: ignore[operator]
-                aces.append(Ace(kind, ace.Header.AceFlags, ace.Mask, sid))
+                sid = ""
+                if kind in SIMPLE_LAYOUT:  # the mask, then the SID where SidStart is
+                    sid = sid_text(pointer.value + ACCESS_ACE.SidStart.offset)  # type: ignore[operator]
+                aces.append(entry(kind, ace.Header.AceFlags, ace.Mask, sid))
         text = wintypes.LPWSTR()
         shown = ""
         if a32.ConvertSecurityDescriptorToStringSecurityDescriptorW(descriptor, SDDL_REVISION_1, what, ctypes.byref(text), None):
@@ -255,11 +254,12 @@ def open_file(path: str, flags: int, me: str) -> int:
             path, wanted, FILE_SHARE_ALL, ctypes.byref(attributes) if attributes is not None else None,
             disposition, FILE_ATTRIBUTE_NORMAL | FILE_FLAG_OPEN_REPARSE_POINT, None,
         )
+        failed = _last_error("CreateFileW", path) if handle is None or handle == INVALID_HANDLE_VALUE else None
     finally:
         if descriptor is not None:
             k32.LocalFree(descriptor)
-    if handle is None or handle == INVALID_HANDLE_VALUE:
-        raise _last_error("CreateFileW", path)
+    if failed is not None:
+        raise failed
     try:
         crt = flags & (os.O_APPEND | os.O_RDONLY | os.O_WRONLY | os.O_RDWR)
         return int(msvcrt.open_osfhandle(int(handle), crt))  # type: ignore[attr-defined]
@@ -278,12 +278,13 @@ POSIX rename does; without it, the replaced name stays taken until its last read
 NOT_SUPPORTED = frozenset({1, 50, 87, 120})  # invalid function, not supported, invalid parameter, not implemented
 
 
-def rename_info(name: str) -> ctypes.Array[ctypes.c_char]:
-    """FILE_RENAME_INFO for a new `name` in the same folder: Flags (a DWORD, in a union with
-    ReplaceIfExists), RootDirectory (a handle, at 8 on x64), FileNameLength in bytes (at 16),
-    then the name (at 20), NUL-terminated."""
-    encoded = name.encode("utf-16-le")
-    buffer = ctypes.create_string_buffer(20 + len(encoded) + 2)
+def rename_info(target: str) -> ctypes.Array[ctypes.c_char]:
+    """FILE_RENAME_INFO for the absolute path `target` (a bare name would be taken relative to
+    the process's current folder): Flags (a DWORD, in a union with ReplaceIfExists),
+    RootDirectory (a handle, at 8 on x64, none), FileNameLength in bytes (at 16), then the
+    name (at 20), NUL-terminated; never shorter than the structure (24 bytes)."""
+    encoded = target.encode("utf-16-le")
+    buffer = ctypes.create_string_buffer(max(24, 20 + len(encoded) + 2))
     flags = FILE_RENAME_FLAG_REPLACE_IF_EXISTS | FILE_RENAME_FLAG_POSIX_SEMANTICS
     ctypes.memmove(buffer, flags.to_bytes(4, "little"), 4)
     ctypes.memmove(ctypes.addressof(buffer) + 16, len(encoded).to_bytes(4, "little"), 4)
@@ -302,7 +303,7 @@ def replace(source: str, target: str) -> None:
     if handle is None or handle == INVALID_HANDLE_VALUE:
         raise _last_error("CreateFileW", source)
     try:
-        info = rename_info(os.path.basename(target))
+        info = rename_info(os.path.abspath(target))
         if k32.SetFileInformationByHandle(handle, FILE_RENAME_INFO_EX_CLASS, info, len(info)):
             return
         code = ctypes.get_last_error()  # type: ignore[attr-defined]

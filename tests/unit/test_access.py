@@ -11,7 +11,7 @@ import stat
 from types import SimpleNamespace
 
 from agent_tty.platform import access
-from agent_tty.platform.access import ACCESS_ALLOWED, ACCESS_DENIED, INHERIT_ONLY, Ace, judge_dacl, posix_access
+from agent_tty.platform.access import ACCESS_ALLOWED, ACCESS_DENIED, INHERIT_ONLY, Ace, entry, judge_dacl, posix_access
 
 ME = "S-1-5-21-1-2-3-1001"
 OTHER = "S-1-5-21-1-2-3-1002"
@@ -94,3 +94,13 @@ def test_the_real_home_folder_reads_the_same_through_the_system(tmp_path: object
     current().mkdir_private(folder)
     judged = current().access(folder, os.lstat(folder))
     assert judged.owner == current().user() and not (judged.others_write or judged.others_read)
+
+
+def test_every_kind_of_allow_entry_counts() -> None:
+    callback_allow = entry(9, 0, MODIFY, OTHER)  # a conditional entry: its condition is not read
+    object_allow = entry(5, 0, 0, "")  # an object entry: its SID is not read, so anyone
+    callback_deny = entry(10, 0, FULL, OTHER)
+    assert judge_dacl(ME, [allow(ME, FULL), callback_allow], ME, "").others_write
+    assert judge_dacl(ME, [allow(ME, FULL), object_allow], ME, "").others_rename
+    assert not judge_dacl(ME, [allow(ME, FULL), callback_deny], ME, "").others_write
+    assert judge_dacl(ME, [allow(OTHER, 0x20000000)], ME, "").others_read  # GENERIC_EXECUTE: passing through

@@ -28,10 +28,11 @@ def test_open_flags_map_to_create_file_arguments() -> None:
     assert w.create_file_args(os.O_WRONLY | os.O_TRUNC) == (write | extra, w.TRUNCATE_EXISTING)
 
 
-def test_the_rename_asks_for_posix_semantics_and_names_the_target_in_its_folder() -> None:
-    info = w.rename_info("events.jsonl")
-    raw = bytes(info)
+def test_the_rename_asks_for_posix_semantics_and_names_the_target_by_its_whole_path() -> None:
+    target = "C:\\Users\\me\\.agent-tty\\sessions\\s1\\events.jsonl"
+    raw = bytes(w.rename_info(target))
     assert int.from_bytes(raw[0:4], "little") == w.FILE_RENAME_FLAG_REPLACE_IF_EXISTS | w.FILE_RENAME_FLAG_POSIX_SEMANTICS
-    assert raw[8:16] == bytes(8)  # RootDirectory: none, the name stays in the file's folder
-    assert int.from_bytes(raw[16:20], "little") == len("events.jsonl") * 2
-    assert raw[20:-2].decode("utf-16-le") == "events.jsonl" and raw[-2:] == b"\0\0"
+    assert raw[8:16] == bytes(8)  # RootDirectory: none
+    assert int.from_bytes(raw[16:20], "little") == len(target) * 2
+    assert raw[20:-2].decode("utf-16-le") == target and raw[-2:] == b"\0\0"
+    assert len(w.rename_info("a")) == 24  # never shorter than FILE_RENAME_INFO itself
