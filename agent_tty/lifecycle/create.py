@@ -59,7 +59,7 @@ def _allocate(engine: Engine) -> SessionPaths:
     for _ in range(16):
         paths = engine.home.session(new_session_id())
         try:
-            os.mkdir(paths.folder, 0o700)
+            current().mkdir_private(str(paths.folder))  # ours also for an elevated Windows admin
         except FileExistsError:
             continue
         except OSError as err:

@@ -307,7 +307,7 @@ class WindowsSystem(System):
         return {"ok": True}
 
     def fix_writable(self, path: str) -> str:
-        return f'make it private with `icacls "{path}" /inheritance:r /grant:r "%USERNAME%:(OI)(CI)F"` or use a Home under your profile (--home)'
+        return f'use a Home under your profile (the default, %USERPROFILE%\\.agent-tty), or take other users\' entries off {path} (`icacls "{path}"` lists them)'
 
     def transport(self) -> str:
         return "loopback"  # CPython on Windows has no AF_UNIX

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import hashlib
-import os
 from pathlib import Path
 
+from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode, not_found
 from agent_tty.storage.files import FolderGone, write_atomic
 from agent_tty.storage.home import SessionPaths
@@ -13,7 +13,7 @@ from agent_tty.storage.home import SessionPaths
 
 def ensure_artifacts(paths: SessionPaths) -> Path:
     try:
-        os.mkdir(paths.artifacts, 0o700)
+        current().mkdir_private(str(paths.artifacts))
     except FileExistsError:
         pass
     except FileNotFoundError:

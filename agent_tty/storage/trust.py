@@ -64,7 +64,12 @@ def owned_folder(path: str, info: os.stat_result, what: str, private: bool = Fal
     from agent_tty.storage.fs import is_link
 
     system = current()
-    access = system.access(path, info)
+    try:
+        access = system.access(path, info)
+    except FileNotFoundError:
+        raise  # gone since its lstat: the caller says what that means
+    except OSError as err:
+        raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"cannot check {path}: {err.strerror}", path=path) from None
     if is_link(info) or not stat.S_ISDIR(info.st_mode):
         kind = "a symbolic link" if is_link(info) else "not a directory"
         raise UnsafeHome(path, access, "not-a-directory", f"{what} is {kind}")
@@ -123,10 +128,9 @@ def check_home(root: Path) -> bool:
 def check_session_folder(folder: Path) -> None:
     """A session folder is a real directory of ours (it may be gone: the caller's read says so)."""
     try:
-        info = os.lstat(folder)
-    except OSError:
+        owned_folder(str(folder), os.lstat(folder), "the session folder")
+    except FileNotFoundError:
         return
-    owned_folder(str(folder), info, "the session folder")
 
 
 def real_home(path: str) -> Path:
@@ -146,7 +150,7 @@ def become_owner(root: Path) -> None:
         return
     if not current().is_admin():
         access = current().access(str(root), info)
-        raise UnsafeHome(str(root), access, "owner", f"--as-owner needs root: the Home belongs to {_user(info.st_uid)}")
+        raise UnsafeHome(str(root), access, "owner", f"--as-owner needs root: the Home belongs to {_user(access.owner)}")
     uid = info.st_uid
     import json  # noqa: F401  (the error envelope must print even if the drop leaves it unreadable)
 

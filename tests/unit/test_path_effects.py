@@ -36,7 +36,8 @@ REVIEWED = {
     ("host/main.py", "_start", ".open"),  # EventLog.open
     # storage/fs.py's open where opens cannot refuse a link: fs checks the fd after it.
     ("platform/system.py", "open_file", "os.open"),
-    # The Home's own folders, made by storage/home.py under the folder it checked.
+    # The Home's own folders, made by storage/home.py under the folder it checked, and a new
+    # session folder under the Home's checked sessions/ (create ran Home.ensure).
     ("platform/system.py", "mkdir_private", "os.mkdir"),
     # storage/fs.py's rename where there are no folder fds: two names in one checked folder.
     ("platform/system.py", "replace", "os.replace"),
@@ -56,8 +57,6 @@ REVIEWED = {
     ("platform/loopback.py", "_publish", "os.unlink"),
     ("platform/loopback.py", "listen", ".bind"),
     ("platform/loopback.py", "connect", ".connect"),
-    # A new session folder under the Home's checked sessions/ (create ran Home.ensure).
-    ("lifecycle/create.py", "_allocate", "os.mkdir"),
     # Every caller passes engine.socket(manifest) (trusted_socket_path); the peer's uid is checked.
     ("protocol/rpc.py", "_connect_once", ".connect"),
 }
