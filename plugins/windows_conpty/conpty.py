@@ -8,8 +8,8 @@ signals and never touches the program: it ends when the pipe does, or when close
 
 A ConPTY's pipe does not end when its program does: the console stays until it is closed, and
 the host (which has no SIGCHLD here) learns of the exit from the end of the output. So a second
-thread watches the program and, once it has ended and the console has had EXIT_DRAIN_S to pass
-on what it still held, ends the output itself.
+thread watches the program and, once it has ended and the console has passed on nothing more
+for EXIT_DRAIN_S, ends the output itself.
 """
 
 from __future__ import annotations
@@ -27,7 +27,9 @@ INTERRUPT = 2
 EXIT_POLL_S = 0.1
 """How often the watcher looks whether the program ended (one look is one handle query)."""
 EXIT_DRAIN_S = 0.3
-"""After the program ended, how long the console still has to pass on its last output."""
+"""After the program ended, the output ends once the console passed on nothing for this long."""
+EXIT_DRAIN_MAX_S = 3.0
+"""...or this long after the end at the latest (a console that keeps writing)."""
 
 
 class ConPtyHandle:
@@ -39,6 +41,8 @@ class ConPtyHandle:
         self.fd = self._out.fileno()
         self._exit: ProgramExit | None = None
         self._closed = False
+        self._lock = threading.Lock()
+        self._last_output = time.monotonic()
         self._reader = threading.Thread(target=self._pump, name=f"conpty-{pty.pid}", daemon=True)
         self._reader.start()
         self._watcher = threading.Thread(target=self._watch, name=f"conpty-exit-{pty.pid}", daemon=True)
@@ -50,6 +54,7 @@ class ConPtyHandle:
                 data = self.pty.read(READ_CHUNK)
                 if not data:
                     break
+                self._last_output = time.monotonic()
                 self._feed.sendall(data)
         except OSError:
             pass  # the console or the pair closed: either way the output ended
@@ -57,19 +62,29 @@ class ConPtyHandle:
             self._end_output()
 
     def _watch(self) -> None:
-        while not self._closed and self.pty.exit_code() is None:
-            time.sleep(EXIT_POLL_S)
-        if not self._closed:
-            time.sleep(EXIT_DRAIN_S)
-            self._end_output()
+        try:
+            while not self._closed and self.pty.exit_code() is None:
+                time.sleep(EXIT_POLL_S)
+        except Exception:
+            pass  # the program cannot be asked any more: its output ends all the same
+        ended = time.monotonic()
+        while not self._closed:
+            now = time.monotonic()
+            if now - max(self._last_output, ended) >= EXIT_DRAIN_S or now - ended >= EXIT_DRAIN_MAX_S:
+                break
+            time.sleep(EXIT_POLL_S / 2)
+        self._end_output()
 
     def _end_output(self) -> None:
         """The host reads the end of the output: from the pump when the pipe ended, or from
-        the watcher when the program did."""
-        try:
-            self._feed.shutdown(socket.SHUT_WR)
-        except OSError:
-            pass
+        the watcher when the program did. Never once close() has closed the pair."""
+        with self._lock:
+            if self._closed:
+                return
+            try:
+                self._feed.shutdown(socket.SHUT_WR)
+            except OSError:
+                pass
 
     def read(self, limit: int) -> bytes | None:
         try:
@@ -102,9 +117,10 @@ class ConPtyHandle:
         return self._exit
 
     def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
         self.pty.close()  # ends the pump's read; the job, not this, ends the program
         self._reader.join(timeout=2.0)
         for end in (self._out, self._feed):
