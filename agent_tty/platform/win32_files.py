@@ -14,7 +14,7 @@ import os
 from ctypes import wintypes
 from typing import Any
 
-from agent_tty.platform.access import SIMPLE_LAYOUT, Access, entry, judge_dacl
+from agent_tty.platform.access import SIMPLE_LAYOUT, Access, Ace, entry, judge_dacl
 
 GENERIC_READ = 0x80000000
 GENERIC_WRITE = 0x40000000
