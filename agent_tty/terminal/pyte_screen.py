@@ -3,6 +3,13 @@
 pyte has no alternate screen and answers only DSR and primary DA; this module adds the
 alternate screen (DECSET 47/1047/1049) and the replies to DA2 and the OSC 10/11 colour queries
 that programs wait for.
+
+Any byte stream is data a program chose: pyte raises on some (222 of 2,217 CSI sequences, e.g.
+`CSI 1;2 A`, `CSI ? 4 m`, `CSI 6 J`), and one exception must not end a session. Its handlers are
+called through `_Guarded`, which drops what a handler cannot take, as a terminal ignores a
+sequence it does not know. pyte also reads `CSI > … c` (DA2) as primary DA and `CSI > 4;1 m`
+(modifyOtherKeys) as SGR: sequences with a `<`, `=` or `>` prefix are taken out of the stream
+before pyte sees them.
 """
 
 from __future__ import annotations
@@ -23,7 +30,12 @@ shows: when a taller screen pulls rows back from the scrollback, it still shows 
 _ALT_MODES = (47, 1047, 1049)
 _DECCKM = 1 << 5
 _BRACKETED_PASTE = 2004 << 5
-_QUERIES = re.compile(rb"\x1b\[>0?c|\x1b\](1[01]);\?(?:\x07|\x1b\\)")
+_QUERIES = re.compile(rb"\x1b\](1[01]);\?(?:\x07|\x1b\\)")
+_PREFIXED = re.compile(rb"\x1b\[([<=>])[\x30-\x3f]*[\x20-\x2f]*([\x40-\x7e])")
+"""A CSI with a private prefix pyte does not parse; `CSI > [0] c` (DA2) is answered."""
+_PREFIXED_OPEN = re.compile(rb"\x1b(?:\[(?:[<=>][\x30-\x3f]*[\x20-\x2f]*)?)?\Z")
+"""The start of one at the end of a chunk: held until the next chunk says what it is."""
+_DA2_REPLY = b"\x1b[>1;10;0c"
 _NAMED = {
     "black": 0, "red": 1, "green": 2, "brown": 3, "yellow": 3, "blue": 4, "magenta": 5, "cyan": 6, "white": 7,
     "brightblack": 8, "brightred": 9, "brightgreen": 10, "brightbrown": 11, "brightyellow": 11,
@@ -127,19 +139,66 @@ class _AltScreen(pyte.HistoryScreen):
         self.dirty.update(range(lines))
 
 
+class _Guarded:
+    """The screen as the stream's listener: each handler the stream looks up is wrapped so that
+    what it raises is dropped. A handler given more parameters than it takes (`CSI 1;2 A`) is
+    called again with the first, as xterm reads it."""
+
+    def __init__(self, screen: _AltScreen) -> None:
+        self._screen = screen
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._screen, name)
+        if not callable(attr):
+            return attr
+
+        def guarded(*args: Any, **kwargs: Any) -> None:
+            try:
+                attr(*args, **kwargs)
+            except Exception:
+                if kwargs or len(args) < 2:
+                    return
+                try:
+                    attr(args[0])
+                except Exception:
+                    return
+
+        return guarded
+
+
 class PyteScreen:
     backend = "pyte"
 
     def __init__(self, cols: int, rows: int, on_reply: Reply | None) -> None:
         self._screen = _AltScreen(cols, rows)
-        self._stream = pyte.ByteStream(self._screen)
+        self._stream = pyte.ByteStream(_Guarded(self._screen))
         self._on_reply = on_reply
         self._tail = b""
+        self._held = b""
         self._rows: dict[int, tuple[Any, str]] = {}
         """Scrollback rows as text by id(row): a row that scrolled off is not written again."""
 
     def feed(self, data: bytes) -> None:
-        self._stream.feed(data)
+        data, self._held = self._held + data, b""
+        opened = _PREFIXED_OPEN.search(data)
+        if opened is not None:
+            data, self._held = data[: opened.start()], data[opened.start() :]
+        start = 0
+        for match in _PREFIXED.finditer(data):
+            self._feed_pyte(data[start : match.start()])
+            start = match.end()
+            if match.group(1) == b">" and match.group(2) == b"c" and self._on_reply is not None:
+                self._on_reply(_DA2_REPLY)
+        self._feed_pyte(data[start:])
+
+    def _feed_pyte(self, data: bytes) -> None:
+        if not data:
+            return
+        try:
+            self._stream.feed(data)
+        except Exception:
+            # Not a handler (those are guarded): the parser itself. It starts again.
+            self._stream._initialize_parser()
         if self._on_reply is None:
             self._screen.replies.clear()
             return
@@ -150,11 +209,8 @@ class PyteScreen:
         for match in _QUERIES.finditer(window):
             if match.end() <= len(self._tail):
                 continue  # answered with the previous chunk
-            if match.group(1) is None:
-                self._on_reply(b"\x1b[>1;10;0c")
-            else:
-                rgb = DEFAULT_FG if match.group(1) == b"10" else DEFAULT_BG
-                self._on_reply(_rgb_reply(match.group(1), rgb))
+            rgb = DEFAULT_FG if match.group(1) == b"10" else DEFAULT_BG
+            self._on_reply(_rgb_reply(match.group(1), rgb))
         self._tail = window[-32:]
 
     def resize(self, cols: int, rows: int) -> None:
