@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import time
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from agent_tty.ops.observe import take_snapshot
@@ -28,11 +27,9 @@ def screenshot(engine: Engine, session_id: str, out: str | None = None) -> dict[
     saved = save(folder / f"screenshot-{snap['seq']}-{stamp}.png", png, session_id)
     saved["copiedTo"] = None  # one shape: the key is there without `out` too
     if out is not None:
-        target = Path(out).resolve()
-        try:
-            target.write_bytes(png)
-        except OSError as err:
-            raise AgentTtyError(ErrorCode.EXPORT_FAILED, f"cannot write {target}: {err.strerror}", path=str(target)) from None
+        from agent_tty.storage.out_file import write_out
+
+        target, _, _ = write_out(out, [png])
         saved["copiedTo"] = str(target)
     return {
         "sessionId": session_id,
@@ -60,13 +57,16 @@ def export(engine: Engine, session_id: str, format: str = "asciicast", out: str 
     stats = CastStats()
     chunks = export_asciicast(log_files(paths.folder), stats, manifest.term, manifest.name)
     # Written as it is made, to a temp file renamed at the end: a bad log leaves no output.
-    target = ensure_artifacts(paths) / "recording.cast" if out is None else Path(out).resolve()
     try:
-        sha256, size = write_atomic_chunks(target, chunks, 0o600 if out is None else 0o666)
-    except FolderGone:
         if out is None:
-            raise not_found(session_id) from None
-        raise AgentTtyError(ErrorCode.EXPORT_FAILED, f"cannot write {target}: no such folder", path=str(target)) from None
+            target = ensure_artifacts(paths) / "recording.cast"
+            sha256, size = write_atomic_chunks(target, chunks, 0o600)
+        else:
+            from agent_tty.storage.out_file import write_out
+
+            target, sha256, size = write_out(out, chunks)
+    except FolderGone:
+        raise not_found(session_id) from None
     except AgentTtyError as err:
         if err.code in (ErrorCode.REPLAY_FAILED, ErrorCode.STORAGE_ERROR):
             raise AgentTtyError(ErrorCode.EXPORT_FAILED, err.message, **err.details) from None

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import stat
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -25,3 +28,61 @@ def test_a_sequence_pyte_cannot_take_leaves_the_session_running(cli: Cli, backen
     # The log the live screen survived replays too, once the session ended.
     cli.run("destroy", sid)
     assert "after-the-sequences" in cli.run("snapshot", sid, env=env).stdout
+
+
+@pytest.fixture
+def ended(cli: Cli) -> str:
+    """A session that printed a secret and ended: its export and screenshot are what --out writes."""
+    sid = cli.run("create", "--", "bash", "--norc", "-c", "echo the-secret; sleep 60").result["sessionId"]
+    cli.run("wait", sid, "--text", "the-secret", "--timeout", "20s")
+    return sid
+
+
+@pytest.mark.parametrize("command", [("record", "export"), ("screenshot",)])
+def test_out_never_writes_through_a_planted_link(cli: Cli, ended: str, tmp_path: Path, command: tuple[str, ...]) -> None:
+    victim = tmp_path / "victim.txt"
+    victim.write_text("the victim's own file\n")
+    planted = tmp_path / "x.out"
+    planted.symlink_to(victim)
+    refused = cli.run(*command, ended, "--out", str(planted))
+    assert refused.code == 7 and refused.error["code"] == "EXPORT_FAILED", refused.stdout
+    assert "symbolic link" in refused.error["message"]
+    assert victim.read_text() == "the victim's own file\n" and planted.is_symlink()
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".part")] == []
+
+
+def test_out_refuses_a_fifo_at_once(cli: Cli, ended: str, tmp_path: Path) -> None:
+    fifo = tmp_path / "x.cast"
+    os.mkfifo(fifo)
+    refused = cli.run("record", "export", ended, "--out", str(fifo), timeout=20)
+    assert refused.code == 7 and "a FIFO" in refused.error["message"], refused.stdout
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode)
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="mknod of a device needs root")
+def test_out_leaves_a_device_a_device(cli: Cli, ended: str, tmp_path: Path) -> None:
+    null = tmp_path / "null"
+    os.mknod(null, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    refused = cli.run("record", "export", ended, "--out", str(null))
+    assert refused.code == 7 and "character device" in refused.error["message"], refused.stdout
+    assert stat.S_ISCHR(os.lstat(null).st_mode)
+
+
+def test_out_to_standard_output_says_it_cannot(cli: Cli, ended: str) -> None:
+    refused = cli.run("record", "export", ended, "--out", "/dev/stdout")
+    assert refused.code == 7 and "regular file" in refused.error["message"], refused.stdout
+
+
+def test_out_replaces_a_regular_file_with_the_callers_umask(cli: Cli, ended: str, tmp_path: Path) -> None:
+    target = tmp_path / "old.cast"
+    target.write_text("old\n")
+    os.chmod(target, 0o600)
+    cast = tmp_path / "new.cast"
+    done = subprocess.run(
+        ["sh", "-c", 'umask 027 && exec "$@"', "_", *cli.command, "--json", "record", "export", ended, "--out", str(target)],
+        capture_output=True, text=True, env=cli.env(), timeout=60,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "the-secret" in target.read_text()
+    assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
+    assert cli.run("record", "export", ended, "--out", str(cast)).result["path"] == str(cast)
