@@ -41,7 +41,11 @@ def _duration_ms(seconds: float, what: str) -> int:
 
 
 class Client:
-    """A Home's sessions (`home` None: $AGENT_TTY_HOME or the default, as the CLI).
+    """A Home's sessions (`home` None: $AGENT_TTY_HOME or the default, as the CLI), fixed when
+    the Client is made: a later chdir or change of $AGENT_TTY_HOME does not move it.
+
+    After os.fork() (multiprocessing), the child's copy keeps no connection and no spare of the
+    parent's: each process opens its own.
 
     A live session's host connection is kept open between calls (nothing else is kept).
     With `spare_host` (the default), each create starts a spare host for the next one, so a
@@ -55,7 +59,10 @@ class Client:
 
         from agent_tty.protocol.rpc import ConnectionPool
 
-        self.home = os.fspath(home) if home is not None else None
+        from agent_tty.storage.home import resolve_home
+
+        # Resolved once: a relative Home (or $AGENT_TTY_HOME) stays the same Home after a chdir.
+        self.home = str(resolve_home(os.fspath(home) if home is not None else None))
         self._spare_host = spare_host
         self._spare = None
         self._spare_lock = threading.Lock()  # threads share a Client (the MCP server's workers)

@@ -119,11 +119,16 @@ def _warm_up() -> None:
         pass
 
 
+_CALLER_UMASK: int | None = None
+"""The mask the host was started with (its caller's, or a spare's caller's when it started)."""
+
+
 def main(argv: list[str]) -> int:
     # CreateStopsOnGiveUp: the SIGTERM handler is in place before anything else, so a
     # create that gives up can always stop us, before or after the spawn.
     signals = HostSignals.install()
-    os.umask(0o077)
+    global _CALLER_UMASK
+    _CALLER_UMASK = os.umask(0o077)  # our files are private; the program gets the caller's mask
     try:
         session_id, create_pid, home = argv[0], int(argv[1]), Path(argv[2])
         paths = Home(home).session(session_id)
@@ -201,6 +206,7 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
         rows=manifest.rows,
         session_id=manifest.session_id,
         home=str(home),
+        umask=_CALLER_UMASK,
     )
     try:
         program = platform.spawn(request)

@@ -9,8 +9,9 @@ write and records that pid (CreateRecordsHostPid), and the host still waits for 
 
 A spare is used only once it says it is warm (else create launches a fresh host and the spare
 waits for the next one), only by the process that started it and only while the environment it was
-started with is still ours (the program inherits it); otherwise it is closed and the host is
-launched fresh. Closing its pipe ends a spare that has no session; it ends the same way when
+started with and every other inherited fact (credentials, groups, rlimits, no_new_privs, seccomp,
+capabilities, nice, umask, cgroup, namespaces, LSM label: platform/inherited.py) are still ours,
+since the program inherits them; otherwise it is closed and the host is launched fresh. Closing its pipe ends a spare that has no session; it ends the same way when
 its client exits.
 
 Hosts a client launched are its children: one that ends stays a zombie until subprocess reaps it
@@ -22,9 +23,11 @@ from __future__ import annotations
 import os
 import subprocess
 import threading
+from typing import Any
 
 from agent_tty.host.main import STANDBY_READY
 from agent_tty.lifecycle.create import HostLaunch, _launch_host, host_env, start_host_process
+from agent_tty.platform.inherited import inherited_facts
 from agent_tty.storage.home import SessionPaths
 
 
@@ -34,8 +37,10 @@ class SpareHost:
     def __init__(self, home: str) -> None:
         self.home = home
         self._lock = threading.Lock()
+        _forget_in_forked_child(self)
         self._process: subprocess.Popen[bytes] | None = None
         self._env: dict[str, str] | None = None
+        self._facts: dict[str, Any] | None = None
         self._owner = 0
         self._ready = False
 
@@ -57,9 +62,9 @@ class SpareHost:
         with self._lock:
             if self._process is not None and self._process.poll() is None:
                 return
-            env = host_env()
+            env, facts = host_env(), inherited_facts()
             self._process = start_host_process(["--standby", str(os.getpid()), self.home], subprocess.PIPE, env, stdout=subprocess.PIPE)
-            self._env, self._owner, self._ready = env, os.getpid(), False
+            self._env, self._facts, self._owner, self._ready = env, facts, os.getpid(), False
 
     def wait_ready(self, timeout: float) -> bool:
         """Whether the spare is warm, waiting up to `timeout` seconds for it."""
@@ -80,6 +85,22 @@ class SpareHost:
                 return False
         return self._ready
 
+    def forget_after_fork(self) -> None:
+        """In a forked child: the spare is the parent's child, not ours. Our copies of its pipes
+        are closed (else a forked worker would keep a spare alive after its client died) and it
+        is forgotten; the lock is new, since a parent thread may have held it at the fork."""
+        self._lock = threading.Lock()
+        process, self._process = self._process, None
+        if process is None:
+            return
+        for pipe in (process.stdin, process.stdout):
+            try:
+                if pipe is not None:
+                    pipe.close()  # our copy only: nothing is buffered (launch writes, then closes)
+            except (OSError, ValueError):
+                pass
+        process.returncode = 0  # never waited for or signalled from here
+
     def close(self) -> None:
         with self._lock:
             process, self._process = self._process, None
@@ -97,11 +118,27 @@ class SpareHost:
                 and home == self.home
                 and self._owner == os.getpid()  # a forked copy of the client is not its parent
                 and self._env == host_env()
+                and self._facts == inherited_facts()  # a caller that dropped a privilege since
             )
         if process is not None and not fit:
             _retire(process)
             return None
         return process
+
+
+_SPARES: Any = None
+"""Every live SpareHost of this process (a WeakSet), for the reset in a forked child."""
+
+
+def _forget_in_forked_child(spare: SpareHost) -> None:
+    global _SPARES
+    if _SPARES is None:
+        import weakref
+
+        _SPARES = weakref.WeakSet()
+        if hasattr(os, "register_at_fork"):
+            os.register_at_fork(after_in_child=lambda: [kept.forget_after_fork() for kept in list(_SPARES)])
+    _SPARES.add(spare)
 
 
 def _retire(process: subprocess.Popen[bytes]) -> None:

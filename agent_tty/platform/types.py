@@ -61,6 +61,9 @@ class SpawnRequest:
     """Names per-session resources a plugin makes (a cgroup leaf)."""
     home: str = ""
     """The Home's path: a plugin keeps the resources of different Homes apart."""
+    umask: int | None = None
+    """The file mode mask the program starts with: its caller's at create (the host itself runs
+    under 0o077). None: the plugin's own process's."""
 
 
 @dataclass(frozen=True, slots=True)

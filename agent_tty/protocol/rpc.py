@@ -7,6 +7,7 @@ Request: {"op": "...", ...}. Reply: {"ok": true, "result": {...}} or
 from __future__ import annotations
 
 import json
+import os
 import socket
 import time
 from typing import Any
@@ -288,10 +289,26 @@ class ConnectionPool:
 
         self._idle: dict[tuple[str | None, str], Connection] = {}
         self._lock = threading.Lock()
+        _after_fork_reset(self)
 
     SWEEP_AT = 16
     """Idle connections past which each call first drops those whose host closed them (its
     session ended): a client that outlives many sessions does not keep a socket for each."""
+    KEPT_AT_MOST = 64
+    """Idle connections kept at most; past it the oldest is closed. A client driving thousands
+    of live sessions keeps a bounded share of its descriptors (RLIMIT_NOFILE is often 1024)."""
+
+    def forget_after_fork(self) -> None:
+        """In a forked child: the parent's connections are the parent's. Their sockets are closed
+        here (the parent's copies stay open) and the lock is new, since another thread of the
+        parent may have held it at the fork. Without this a parent and child reading one socket
+        swap each other's answers."""
+        import threading
+
+        self._lock = threading.Lock()
+        idle, self._idle = list(self._idle.values()), {}
+        for connection in idle:
+            connection.close()
 
     def call(self, socket_path: str, request: dict[str, Any], timeout: float | None = 5.0, session_id: str | None = None) -> dict[str, Any]:
         key = (session_id, socket_path)
@@ -305,10 +322,15 @@ class ConnectionPool:
             return connection.request(request, timeout)
         finally:
             if not connection.closed:  # an answer (or a host's error answer) came: reusable
+                dropped = []
                 with self._lock:
                     kept = self._idle.setdefault(key, connection)
+                    while len(self._idle) > self.KEPT_AT_MOST:
+                        dropped.append(self._idle.pop(next(iter(self._idle))))
                 if kept is not connection:
                     connection.close()
+                for old in dropped:
+                    old.close()
 
     def _sweep(self) -> None:
         """Called with the lock held."""
@@ -322,3 +344,18 @@ class ConnectionPool:
             idle, self._idle = list(self._idle.values()), {}
         for connection in idle:
             connection.close()
+
+
+_POOLS: Any = None
+"""Every live ConnectionPool of this process (a WeakSet), for the reset in a forked child."""
+
+
+def _after_fork_reset(pool: ConnectionPool) -> None:
+    global _POOLS
+    if _POOLS is None:
+        import weakref
+
+        _POOLS = weakref.WeakSet()
+        if hasattr(os, "register_at_fork"):  # not on Windows, which has no fork
+            os.register_at_fork(after_in_child=lambda: [kept.forget_after_fork() for kept in list(_POOLS)])
+    _POOLS.add(pool)

@@ -127,6 +127,8 @@ def spawn_in_pty(request: SpawnRequest, before_exec: Callable[[], None] | None =
         # forked child into the host's code, whereas preexec errors come back as OSError.
         if request.cwd is not None:
             os.chdir(request.cwd)
+        if request.umask is not None:
+            os.umask(request.umask)
         _restore_signals()
         if before_exec is not None:
             before_exec()
