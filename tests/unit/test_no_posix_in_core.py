@@ -44,6 +44,10 @@ ALLOWED: dict[tuple[str, str], str] = {
     ("host/signals.py", "os.pipe2"): "where it exists, the host's wake-up pipe; elsewhere a socket pair",
     ("host/signals.py", "os.O_CLOEXEC"): "the flags of that pipe",
     **{
+        ("platform/inherited.py", what): "the process facts a spare host's program would inherit, read after the Windows return"
+        for what in ("import resource", "os.getuid", "os.geteuid", "os.getgid", "os.getegid")
+    },
+    **{
         ("storage/fs.py", what): "where System.dir_fds: opens refuse links and steps go through the folder's fd"
         for what in ("os.O_NOFOLLOW", "os.O_DIRECTORY", "os.O_CLOEXEC", "dir_fd=", "src_dir_fd=", "dst_dir_fd=")
     },
