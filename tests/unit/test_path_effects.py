@@ -30,8 +30,8 @@ REVIEWED = {
     # The user's own --file argument, named on the command line, not in a record.
     ("ops/live.py", "read_input_file", "open"),
     ("ops/live.py", "file_chunks", "open"),
-    # --out: the user's own output path, named on the command line.
-    ("ops/artifacts.py", "screenshot", ".write_bytes"),
+    # /proc/self/status, cgroup and attr/current of our own process: fixed paths no record names.
+    ("platform/inherited.py", "_read", "open"),
     # The host's own files in its own checked session folder, through storage/fs.py.
     ("host/main.py", "_start", ".open"),  # EventLog.open
     # storage/fs.py's open where opens cannot refuse a link: fs checks the fd after it.
