@@ -68,8 +68,6 @@ def write_atomic_chunks(path: Path, chunks: Iterable[bytes], mode: int = 0o600) 
     """write_atomic of bytes made while they are written (an export larger than memory should
     hold): their sha256 and size. An exception from `chunks` leaves no temp file and no `path`.
     A copy of write_atomic's steps rather than its base: the lifecycle model covers that one."""
-    import hashlib
-
     temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
     try:
         fd = fs.open_file(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
@@ -77,16 +75,9 @@ def write_atomic_chunks(path: Path, chunks: Iterable[bytes], mode: int = 0o600) 
         raise FolderGone(path) from None
     except OSError as err:
         raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
-    digest, size = hashlib.sha256(), 0
     try:
         try:
-            for data in chunks:
-                digest.update(data)
-                size += len(data)
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(fd, view) :]
-            os.fsync(fd)
+            sha256, size = write_chunks(fd, chunks)
         finally:
             os.close(fd)
         fs.replace(temp, path)
@@ -100,6 +91,21 @@ def write_atomic_chunks(path: Path, chunks: Iterable[bytes], mode: int = 0o600) 
         if isinstance(err, OSError):
             raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
         raise
+    return sha256, size
+
+
+def write_chunks(fd: int, chunks: Iterable[bytes]) -> tuple[str, int]:
+    """Write every chunk whole to `fd`, then fsync: their sha256 and size."""
+    import hashlib
+
+    digest, size = hashlib.sha256(), 0
+    for data in chunks:
+        digest.update(data)
+        size += len(data)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    os.fsync(fd)
     return digest.hexdigest(), size
 
 

@@ -12,7 +12,6 @@ never what it points at. The folders on the way to the name are the user's choic
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import secrets
 import stat
@@ -21,6 +20,7 @@ from pathlib import Path
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.storage import fs
+from agent_tty.storage.files import write_chunks
 
 _KINDS = (
     (stat.S_ISLNK, "a symbolic link"),
@@ -83,16 +83,9 @@ def write_out(out: str, chunks: Iterable[bytes]) -> tuple[Path, str, int]:
             fd = folder.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
         except OSError as err:
             raise AgentTtyError(ErrorCode.EXPORT_FAILED, f"cannot write {target}: {err.strerror or err}", path=str(target)) from None
-        digest, size = hashlib.sha256(), 0
         try:
             try:
-                for data in chunks:
-                    digest.update(data)
-                    size += len(data)
-                    view = memoryview(data)
-                    while view:
-                        view = view[os.write(fd, view) :]
-                os.fsync(fd)
+                sha256, size = write_chunks(fd, chunks)
             finally:
                 os.close(fd)
             _check_name(folder, name, target)  # again: a special file made while we wrote
@@ -106,4 +99,4 @@ def write_out(out: str, chunks: Iterable[bytes]) -> tuple[Path, str, int]:
                 why = "no space left on the device" if err.errno == errno.ENOSPC else (err.strerror or str(err))
                 raise AgentTtyError(ErrorCode.EXPORT_FAILED, f"cannot write {target}: {why}", path=str(target)) from None
             raise
-    return target, digest.hexdigest(), size
+    return target, sha256, size
