@@ -26,12 +26,15 @@ REGEX_BUDGET_S = 0.25
 """The longest one evaluation of a pattern over the screen (or the output) may take."""
 CHILD_START_S = 2.0
 """What a child interpreter may take to start, on top of the budget (wall time, a loaded machine)."""
-_CHILD = """import re, sys
+_CHILD = """import json, re, sys
 sys.stdin.reconfigure(encoding="utf-8", errors="surrogatepass")
-pattern = re.compile(sys.argv[1], int(sys.argv[2]))
+source, flags, what = json.loads(sys.stdin.readline())
+pattern = re.compile(source, flags)
 text = sys.stdin.read()
-print(sum(1 for _ in pattern.finditer(text)) if sys.argv[3] == "count" else int(pattern.search(text) is not None))
+print(sum(1 for _ in pattern.finditer(text)) if what == "count" else int(pattern.search(text) is not None))
 """
+"""The child reads its pattern as one JSON line on stdin, then the text: never through argv,
+which every local user reads in `ps` and which cannot hold a NUL or more than ~128 KiB."""
 
 
 class _Expired(Exception):
@@ -96,16 +99,19 @@ def _in_child(what: str, pattern: re.Pattern[str], text: str, seconds: float) ->
     """`count` or `search` in a child interpreter (-I -S: nothing of ours or the site's is
     imported), ended through its Popen handle past the budget: a thread has no signal to stop
     a runaway match with."""
+    import json
     import subprocess
     import sys
 
-    argv = [sys.executable, "-I", "-S", "-c", _CHILD, pattern.pattern, str(pattern.flags), what]
+    argv = [sys.executable, "-I", "-S", "-c", _CHILD]
+    # ensure_ascii: a pattern's lone surrogate or newline travels as a JSON escape on one line.
+    header = json.dumps([pattern.pattern, int(pattern.flags), what]) + "\n"
     child = subprocess.Popen(
         argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
         encoding="utf-8", errors="surrogatepass",
     )  # fmt: skip
     try:
-        out, _ = child.communicate(text, timeout=seconds + CHILD_START_S)
+        out, _ = child.communicate(header + text, timeout=seconds + CHILD_START_S)
     except subprocess.TimeoutExpired:
         child.kill()  # our own child, not yet reaped: its pid is still its own
         child.communicate()

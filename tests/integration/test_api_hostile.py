@@ -11,12 +11,14 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
 
 from agent_tty.api import Client
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.protocol.rpc import ConnectionPool
 from tests.conftest import NOT_PINNED, Cli, pid_alive, wait_until
 from tests.integration.test_api import _shell, _sockets, _spares
@@ -174,3 +176,54 @@ def test_a_relative_home_stays_the_same_home_after_a_chdir(cli: Cli, tmp_path: P
     assert not (elsewhere / cli.home.name).exists()
     session.destroy()
     client.close()
+
+
+def _ended(client: Client) -> object:
+    session = client.create(["sh", "-c", "echo hello-from-the-log aaaaaaaaaaaaaaaaaaaaaaaaaaa!; exec sleep 300"])
+    session.wait(text="hello-from-the-log", timeout=20)
+    session.destroy()
+    return session
+
+
+def _in_thread(call: Callable[[], object]) -> object:
+    """What `call` returned or raised, run off the main thread (an MCP worker, a library user's pool)."""
+    with ThreadPoolExecutor(1) as pool:
+        future = pool.submit(call)
+        return future.exception(timeout=60) or future.result()
+
+
+def test_a_pattern_judged_off_the_main_thread_gives_only_agent_tty_errors(client: Client) -> None:
+    """An ended session's wait in a thread runs the pattern in a child: a NUL or a 200 KiB pattern
+    gave a raw ValueError / OSError(E2BIG) through argv (issue 30 item 9, issue 31 item 6)."""
+    session = _ended(client)
+    for pattern in ({"regex": "hello\x00"}, {"text": "x" * 200_000}, {"regex": "é\ud800"}):
+        outcome = _in_thread(lambda: session.wait(timeout=0.5, **pattern))  # type: ignore[attr-defined]
+        assert isinstance(outcome, AgentTtyError), (pattern.keys(), outcome)
+        assert outcome.code == ErrorCode.SESSION_NOT_RUNNING, outcome
+    matched = _in_thread(lambda: session.wait(regex="hello-from-the-l.g", timeout=0.5))  # type: ignore[attr-defined]
+    assert isinstance(matched, dict) and matched["matched"] is True, matched
+
+
+def _cmdlines() -> list[bytes]:
+    found = []
+    for pid in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            found.append(Path(f"/proc/{pid}/cmdline").read_bytes())
+        except OSError:
+            continue  # ended meanwhile, or not ours to read
+    return found
+
+
+def test_a_pattern_judged_off_the_main_thread_is_not_in_any_command_line(client: Client) -> None:
+    """Every local user reads argv in `ps`: a user's pattern must reach the child through a pipe."""
+    session = _ended(client)
+    marker = f"secret-{os.getpid()}-{time.monotonic_ns()}"
+    explosive = f"(?:{marker})?(a+)+$"  # runs the child for its whole budget on a log of a's
+    seen: list[bool] = []
+    with ThreadPoolExecutor(1) as pool:
+        judged = pool.submit(lambda: session.wait(regex=explosive, timeout=0.5))  # type: ignore[attr-defined]
+        while not judged.done():
+            seen.append(any(marker.encode() in line for line in _cmdlines()))
+        outcome = judged.exception(timeout=60)
+    assert isinstance(outcome, AgentTtyError), outcome
+    assert not any(seen), f"the pattern was in a command line in {sum(seen)} of {len(seen)} scans"
