@@ -35,8 +35,23 @@ def emit(result: dict[str, object], human: str | None = None) -> None:
         document = {"ok": True, "command": GLOBALS.command, "result": result}
         sys.stdout.write(json.dumps(document, ensure_ascii=False, allow_nan=False) + "\n")
     elif human is not None:
+        human = human.translate(_shown_controls())
         sys.stdout.write(human + ("" if human.endswith("\n") or not human else "\n"))
     sys.stdout.flush()
+
+
+_SHOWN: dict[int, str] = {}
+
+
+def _shown_controls() -> dict[int, str]:
+    """Text for a human's terminal carries no control it would obey: every C0 control but tab and
+    newline, DEL and every C1 control (U+009B is a CSI to some terminals) is shown as \\xNN. Our
+    results already drop them; this holds for any text a program or a record put in one."""
+    if not _SHOWN:
+        for code in [*range(0x00, 0x20), *range(0x7F, 0xA0)]:
+            if code not in (0x09, 0x0A):
+                _SHOWN[code] = f"\\x{code:02x}"
+    return _SHOWN
 
 
 def emit_error(err: AgentTtyError) -> int:

@@ -51,6 +51,16 @@ def by_name_or_prefix(engine, ref: str, looks_like_id: bool, ids: list[str]) -> 
             raise
         if manifest.name == ref:
             (named_active if is_active(manifest.status) else named_ended).append(session_id)
+    # A name that also begins another session's id names two sessions: refused, never a pick
+    # (`destroy ab` must not end the session whose id begins "ab" for the one named "ab").
+    named = named_active or named_ended
+    others = [session_id for session_id in prefixed if session_id not in named]
+    if named and others:
+        raise invalid(
+            f"{ref!r} is the name of {', '.join(named)} and begins the id of {', '.join(others)}: give the id",
+            ref=ref,
+            matches=[*named, *others],
+        )
     # A live session's name wins over ended ones that had it; among equals it must be unique.
     for found, by in ((named_active, "name"), (named_ended, "name"), (prefixed, "prefix")):
         if len(found) == 1:

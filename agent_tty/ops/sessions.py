@@ -31,14 +31,16 @@ def create(
     from agent_tty.lifecycle.create import CreateRequest
     from agent_tty.lifecycle.create import create as create_session
     from agent_tty.protocol.errors import invalid
-    from agent_tty.protocol.values import check_size
+    from agent_tty.protocol.values import check_launch_text, check_size, check_text
 
     if not argv:
         raise invalid("give the program to run")
     check_size(cols, rows)
+    check_launch_text(list(argv), dict(env or {}), "" if cwd is None else cwd, term)
     # Like a shell: the program starts in the caller's directory, and a relative program path
     # means the caller's (the host itself runs in /).
     directory = os.path.abspath(cwd) if cwd is not None else os.getcwd()
+    check_text("working directory", directory)
     if not os.path.isdir(directory):
         raise invalid(f"--cwd {cwd!r} is not a directory", value=cwd)
     program = list(argv)

@@ -23,7 +23,19 @@ OPS = ("ping", "inspect", "resize", "signal", "destroy", "input", "keys", "run",
 
 
 def encode(message: dict[str, Any]) -> bytes:
-    return json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    """One request line. A request the host would refuse as too large is refused here, before
+    anything is sent, as the caller's input error (exit 2) that names the limit: sent, the host
+    would drop the connection and the caller could only report an unreachable host."""
+    line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    if len(line) - 1 > MAX_MESSAGE:
+        raise AgentTtyError(
+            ErrorCode.INVALID_INPUT,
+            f"the {message.get('op')!r} request is {len(line) - 1} bytes encoded; a host reads at most "
+            f"{MAX_MESSAGE} bytes a request (1 MiB): send the text in smaller pieces",
+            limit=MAX_MESSAGE,
+            size=len(line) - 1,
+        )
+    return line
 
 
 def decode(line: bytes) -> dict[str, Any]:
@@ -98,11 +110,12 @@ def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0,
     `timeout` None waits for the answer as long as it takes (a wait without a time-out).
     """
     deadline = time.monotonic() + timeout if timeout is not None else None
+    data = encode(request)
     sock = _connect(socket_path, timeout, session_id)
     try:
         _check_peer(sock, socket_path, session_id)
         sock.settimeout(None if deadline is None else max(0.001, deadline - time.monotonic()))
-        sock.sendall(encode(request))
+        sock.sendall(data)
         data = _read_reply(sock, deadline, request, session_id)
     except TimeoutError:
         raise AgentTtyError(
@@ -224,8 +237,8 @@ class Connection:
     def request(self, message: dict[str, Any], timeout: float | None = 5.0) -> dict[str, Any]:
         """The reply's result, as `call` returns it; host errors are raised as AgentTtyError."""
         deadline = time.monotonic() + timeout if timeout is not None else None
-        sock = self._usable()
         data = encode(message)
+        sock = self._usable()
         sent = 0
         for attempt in (1, 2):
             if sock is None:

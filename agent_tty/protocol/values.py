@@ -76,3 +76,40 @@ def check_size(cols: int, rows: int) -> None:
     problem = size_problem(cols, rows)
     if problem is not None:
         raise invalid(problem, cols=cols, rows=rows)
+
+
+def check_launch_text(argv: list[str], env: dict[str, str], cwd: str, term: str) -> None:
+    """What a program is started with must reach it as given, and be recorded as given: text
+    without NUL (the kernel would cut it there), valid UTF-8 (the records are JSON text), and
+    env names without `=` (the kernel would split the entry there). Refused here as the caller's
+    error, before anything is made: accepted, the program would exit 127 silently or create
+    would fail half-way."""
+    named = [(f"argv[{index}]", arg) for index, arg in enumerate(argv)]
+    named += [("cwd", cwd), ("term", term)]
+    for key, value in env.items():
+        if not isinstance(key, str) or not key or "=" in key:
+            raise invalid(f"invalid env name {key!r}: a name is not empty and holds no '='", value=repr(key))
+        named += [(f"env name {key!r}", key), (f"env {key!r}", value)]
+    for label, text in named:
+        check_text(label, text)
+
+
+def check_text(label: str, text: object) -> None:
+    problem = _text_problem(text)
+    if problem is not None:
+        raise invalid(f"invalid {label}: {problem}", value=repr(text))
+
+
+def _text_problem(text: object) -> str | None:
+    if not isinstance(text, str):
+        return f"expected text, got {type(text).__name__}"
+    if "\0" in text:
+        return "it holds a NUL character, which a program's arguments and environment cannot carry"
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return (
+            "it is not valid UTF-8 (agent-tty records what it starts as JSON text); let the program "
+            "make such bytes instead, e.g. bash -c \"echo caf$'\\xe9'\" or bash -c \"cd $'d\\xe9' && ...\""
+        )
+    return None

@@ -26,7 +26,12 @@ _ESCAPES = re.compile(
     rb"|\x1b[P^_X][^\x1b]*(?:\x1b\\)?"  # DCS, PM, APC, SOS
     rb"|\x1b[ -/]*[0-~]?"  # any other escape
 )
-_CONTROLS = re.compile(r"[\x00-\x08\x0b-\x1f\x7f]")
+_C1_ESCAPES = re.compile(
+    "\u009b[0-?]*[ -/]*[@-~]"  # CSI as one C1 character (UTF-8 C2 9B), which some terminals obey
+    "|[\u009d\u0090\u009e\u009f\u0098][^\u0007\u009c\x1b\n]*[\u0007\u009c]"  # OSC, DCS, PM, APC, SOS to BEL or ST
+)
+"""The 8-bit forms (an unterminated string loses only its opening control, below)."""
+_CONTROLS = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 _LEADING_CR = re.compile(r"(^|\n)\r+")
 
 
@@ -50,6 +55,7 @@ def plain_text(data: bytes) -> str:
     """Output as text: escape sequences and controls removed, CR LF and lone CRs as newlines
     (a CR at a line's start, such as bash's after the echo, is dropped)."""
     text = _ESCAPES.sub(b"", data).decode("utf-8", "replace")
+    text = _C1_ESCAPES.sub("", text)
     if "\r" in text:
         text = text.replace("\r\n", "\n")
         text = _LEADING_CR.sub(r"\1", text.rstrip("\r"))

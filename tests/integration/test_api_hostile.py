@@ -227,3 +227,21 @@ def test_a_pattern_judged_off_the_main_thread_is_not_in_any_command_line(client:
         outcome = judged.exception(timeout=60)
     assert isinstance(outcome, AgentTtyError), outcome
     assert not any(seen), f"the pattern was in a command line in {sum(seen)} of {len(seen)} scans"
+
+
+def test_a_request_over_the_hosts_limit_raises_invalid_input_and_the_session_serves_on(client: Client) -> None:
+    session = _shell(client)
+    for call in (lambda: session.run("echo " + "a" * (2 << 20)), lambda: session.mark("m" * (2 << 20))):
+        with pytest.raises(AgentTtyError) as raised:
+            call()
+        assert raised.value.code == ErrorCode.INVALID_INPUT and raised.value.details["limit"] == 1 << 20
+    assert session.run("echo still-here")["output"].strip() == "still-here"
+    session.destroy()
+
+
+@pytest.mark.parametrize("env", [{"A=B": "x"}, {"A\0": "x"}, {"A": "x\0y"}, {"": "x"}, {"A": "caf\udce9"}])
+def test_an_env_entry_the_kernel_would_mangle_is_refused_and_nothing_starts(client: Client, env: dict[str, str]) -> None:
+    with pytest.raises(AgentTtyError) as raised:
+        client.create(["bash", "--norc"], env=env)
+    assert raised.value.code == ErrorCode.INVALID_INPUT and "env" in raised.value.message
+    assert client.list(all=True)["sessions"] == []

@@ -86,3 +86,36 @@ def test_out_replaces_a_regular_file_with_the_callers_umask(cli: Cli, ended: str
     assert "the-secret" in target.read_text()
     assert stat.S_IMODE(os.stat(target).st_mode) == 0o640
     assert cli.run("record", "export", ended, "--out", str(cast)).result["path"] == str(cast)
+
+
+def test_a_request_over_the_hosts_limit_is_the_callers_error_naming_it(cli: Cli, tmp_path: Path) -> None:
+    sid = cli.run("create", "--", "bash", "--norc").result["sessionId"]
+    big = tmp_path / "big.sh"
+    big.write_text("echo " + "a" * (2 << 20) + "\n")
+    refused = cli.run("run", sid, "--file", str(big))
+    assert refused.code == 2 and refused.error["code"] == "INVALID_INPUT", refused.stdout
+    assert refused.error["details"]["limit"] == 1 << 20 and "1 MiB" in refused.error["message"]
+    # Nothing was sent: the session serves on.
+    assert cli.run("run", sid, "echo still-here").result["output"].strip() == "still-here"
+    cli.run("destroy", sid)
+
+
+@pytest.mark.parametrize(
+    "argv, label",
+    [(["bash", "-c", "echo caf\udce9"], "argv[2]"), (["bash\udcff"], "argv[0]")],
+)
+def test_argv_that_is_not_utf8_is_refused_and_nothing_starts(cli: Cli, argv: list[str], label: str) -> None:
+    refused = cli.run("create", "--", *argv)
+    assert refused.code == 2 and refused.error["code"] == "INVALID_INPUT", refused.stdout
+    assert label in refused.error["message"] and "UTF-8" in refused.error["message"]
+    assert cli.run("list", "--all").result["sessions"] == []
+    assert list((cli.home / "sessions").glob("*")) == []
+
+
+def test_c1_controls_never_reach_a_humans_terminal(cli: Cli) -> None:
+    sid = cli.run("create", "--", "bash", "--norc").result["sessionId"]
+    printed = "printf 'a\\302\\23331mb\\302\\2350;title\\007c\\302\\205d\\n'"
+    for doc in (cli.run("run", sid, printed).result["output"], cli.run("run", sid, printed, json_out=False).stdout):
+        assert not any("\x80" <= ch <= "\x9f" for ch in doc), repr(doc)
+        assert "abcd" in doc, repr(doc)
+    cli.run("destroy", sid)

@@ -210,3 +210,17 @@ def test_every_other_tool_answers_with_its_result(cli: Cli) -> None:
         await ok(session, "destroy", session_id=sid)
 
     drive(cli, steps)
+
+
+def test_an_argument_no_parameter_has_is_refused_by_name(cli: Cli) -> None:
+    async def steps(session: Any) -> None:
+        refused = error_of(await session.call_tool("list", {"all": True, "timout": 600}))
+        assert refused["code"] == "USAGE" and "'timout'" in refused["message"], refused
+        sid = (await ok(session, "create", argv=bash_argv())).structured_content["sessionId"]
+        typo = error_of(await session.call_tool("wait", {"session_id": sid, "text": "x", "timout": 1}))
+        assert typo["code"] == "USAGE" and "'timout'" in typo["message"] and "timeout" in typo["message"]
+        bad_env = error_of(await session.call_tool("create", {"argv": bash_argv(), "env": {"A=B": "x"}}))
+        assert bad_env["code"] == "INVALID_INPUT" and "env" in bad_env["message"]
+        await ok(session, "destroy", session_id=sid)
+
+    drive(cli, steps)

@@ -60,3 +60,17 @@ def test_a_destroy_by_name_from_inside_the_program_reruns_on_the_resolved_id(cli
     assert doc["ok"] is True and doc["result"]["sessionId"] == created["sessionId"]
     assert cli.manifest(created["sessionId"])["status"] == "destroyed"
     assert group_members(created["childPid"]) == []
+
+
+def test_a_name_that_begins_another_sessions_id_is_ambiguous_and_ends_nothing(cli: Cli) -> None:
+    first = cli.create("sh", "-c", "sleep 60")["sessionId"]
+    prefix = first[:3]
+    second = cli.create("sh", "-c", "sleep 60", options=("--name", prefix))["sessionId"]
+    try:
+        refused = cli.run("destroy", prefix)
+        assert refused.code == 2 and refused.error["code"] == "INVALID_INPUT", refused.stdout
+        assert sorted(refused.error["details"]["matches"]) == sorted([first, second])
+        assert [cli.run("inspect", sid).result["status"] for sid in (first, second)] == ["running", "running"]
+    finally:
+        cli.run("destroy", first)
+        cli.run("destroy", second)
