@@ -8,7 +8,8 @@ Installed with agent-tty (entry point `pytest11`), so any test can take:
         assert ">>> " in agent_tty_session.snapshot()["lines"][-1]
 
 - `agent_tty_client`: a Client on a private temp Home for this test; every session made in it
-  is destroyed at the end (the program's whole group, proven first) and collected.
+  is destroyed at the end (the program's whole group, proven first) and collected, and the
+  client is closed (its spare host ends with the test).
 - `agent_tty_session`: one live session of that client, `bash --norc --noprofile` in 80×24 unless
   the test says otherwise with `@pytest.mark.agent_tty(argv=[...], cols=..., rows=..., env={...})`
   (any keyword of Client.create); its prompt is `$ `.
@@ -46,7 +47,10 @@ def agent_tty_client(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Clien
     try:
         yield client
     finally:
-        _end_all(client)
+        try:
+            _end_all(client)
+        finally:
+            client.close()  # its spare host and kept connections: not one per test until pytest exits
 
 
 @pytest.fixture

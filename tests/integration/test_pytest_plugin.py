@@ -22,8 +22,10 @@ RECORD = os.environ["RECORD"]
 
 
 def _record(session):
+    assert session.client.warm_up(wait=30)  # a spare host, which the test's teardown must end too
+    spare = session.client._spare._process.pid
     with open(RECORD, "a") as out:
-        out.write(json.dumps({**session.created, "home": session.client.home}) + "\\n")
+        out.write(json.dumps({**session.created, "home": session.client.home, "spare": spare}) + "\\n")
 
 
 def test_a_shell(agent_tty_session):
@@ -43,6 +45,15 @@ def test_a_program_chosen_by_the_marker(agent_tty_session):
 def test_a_failing_test_still_ends_its_session(agent_tty_session):
     _record(agent_tty_session)
     assert False, "on purpose"
+
+
+def test_zz_the_earlier_tests_left_no_spare_host():
+    import time
+    spares = [json.loads(line)["spare"] for line in open(RECORD)]
+    deadline = time.monotonic() + 15
+    while any(os.path.exists(f"/proc/{pid}") for pid in spares) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert [pid for pid in spares if os.path.exists(f"/proc/{pid}")] == []
 '''
 
 
@@ -55,7 +66,7 @@ def test_the_fixture_gives_a_live_session_and_ends_it(tmp_path: Path) -> None:
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", f"--basetemp={tmp_path / 'base'}", str(tmp_path / "test_inner.py")],
         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=180,
     )
-    assert "1 failed, 2 passed" in done.stdout, done.stdout + done.stderr
+    assert "1 failed, 3 passed" in done.stdout, done.stdout + done.stderr
     sessions = [json.loads(line) for line in record.read_text().splitlines()]
     assert len(sessions) == 3
     for created in sessions:
