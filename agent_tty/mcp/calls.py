@@ -22,6 +22,18 @@ from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 PROGRESS_INTERVAL_S = 1.0
 """A long call (run, wait) reports progress this often when the client sent a progress token."""
+LONG_CALL_THREADS = 256
+"""Worker threads for the long calls (run, wait), apart from anyio's default 40 for the rest: a
+wait without a time-out holds its thread until the text appears, and so does a cancelled one
+(abandoned, not interrupted), so 40 of them would leave `list` and `destroy` queued for ever.
+Past this many long calls at once, a new one waits for a thread; every other call still runs."""
+_long_calls: list[anyio.CapacityLimiter] = []
+
+
+def _long_call_limiter() -> anyio.CapacityLimiter:
+    if not _long_calls:  # made in the event loop, on first use
+        _long_calls.append(anyio.CapacityLimiter(LONG_CALL_THREADS))
+    return _long_calls[0]
 
 
 def error_result(err: AgentTtyError) -> CallToolResult:
@@ -92,7 +104,7 @@ async def call(
         async with anyio.create_task_group() as group:
             group.start_soon(ticker)
             try:
-                await anyio.to_thread.run_sync(guarded, abandon_on_cancel=True)
+                await anyio.to_thread.run_sync(guarded, abandon_on_cancel=True, limiter=_long_call_limiter())
             finally:
                 done.set()
     if "error" in outcome:

@@ -224,3 +224,30 @@ def test_an_argument_no_parameter_has_is_refused_by_name(cli: Cli) -> None:
         await ok(session, "destroy", session_id=sid)
 
     drive(cli, steps)
+
+
+def test_waits_that_never_end_leave_the_other_tools_answered(cli: Cli) -> None:
+    """More waits without a time-out than anyio has default worker threads (40), some of them
+    cancelled by the client: `list` and `destroy` are still answered at once."""
+
+    async def steps(session: Any) -> None:
+        sid = (await ok(session, "create", argv=bash_argv())).structured_content["sessionId"]
+        ended: list[Any] = []
+
+        async def forever() -> None:
+            ended.append(await session.call_tool("wait", {"session_id": sid, "text": "never-printed", "timeout": 0}))
+
+        async with anyio.create_task_group() as group:
+            for _ in range(44):
+                group.start_soon(forever)
+            async with anyio.create_task_group() as cancelled:
+                for _ in range(4):
+                    cancelled.start_soon(forever)
+                await anyio.sleep(1.5)  # every wait is in flight, holding a worker thread
+                cancelled.cancel_scope.cancel()
+            with anyio.fail_after(20):
+                assert (await ok(session, "list")).structured_content["sessions"][0]["sessionId"] == sid
+                await ok(session, "destroy", session_id=sid)
+        assert len(ended) == 44 and all(error_of(result)["code"] == "SESSION_NOT_RUNNING" for result in ended), ended[:1]
+
+    drive(cli, steps)
