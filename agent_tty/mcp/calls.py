@@ -30,6 +30,18 @@ Past this many long calls at once, a new one waits for a thread; every other cal
 _long_calls: list[anyio.CapacityLimiter] = []
 
 
+_waiting: set[anyio.CancelScope] = set()
+_client_gone: list[bool] = []
+
+
+def cancel_long_calls() -> None:
+    """The client is gone (stdin ended): cancel every run and wait in flight, and any that
+    starts later; the other calls answer as they would."""
+    _client_gone.append(True)
+    for scope in list(_waiting):
+        scope.cancel()
+
+
 def _long_call_limiter() -> anyio.CapacityLimiter:
     if not _long_calls:  # made in the event loop, on first use
         _long_calls.append(anyio.CapacityLimiter(LONG_CALL_THREADS))
@@ -101,12 +113,21 @@ async def call(
     if total_s is None:
         await anyio.to_thread.run_sync(guarded, abandon_on_cancel=True)
     else:
-        async with anyio.create_task_group() as group:
-            group.start_soon(ticker)
+        with anyio.CancelScope() as scope:
+            _waiting.add(scope)
+            if _client_gone:
+                scope.cancel()
             try:
-                await anyio.to_thread.run_sync(guarded, abandon_on_cancel=True, limiter=_long_call_limiter())
+                async with anyio.create_task_group() as group:
+                    group.start_soon(ticker)
+                    try:
+                        await anyio.to_thread.run_sync(guarded, abandon_on_cancel=True, limiter=_long_call_limiter())
+                    finally:
+                        done.set()
             finally:
-                done.set()
+                _waiting.discard(scope)
+        if scope.cancelled_caught:
+            return error_result(AgentTtyError(ErrorCode.HOST_TIMEOUT, f"{what}: cancelled, the client has gone"))
     if "error" in outcome:
         return error_result(outcome["error"])
     result = outcome["result"]

@@ -101,10 +101,10 @@ def _is_unicode(value: Any) -> bool:
     return True
 
 
-def build(home: str | None) -> MCPServer:
+def build(home: str | None, client: Client | None = None) -> MCPServer:
     from agent_tty import __version__
 
-    client = Client(home)
+    client = client if client is not None else Client(home)
     # WARNING: the SDK logs every request at INFO on stderr, a cost on each round trip.
     server = AgentTtyServer(name="agent-tty", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     tool = server.tool
@@ -311,5 +311,22 @@ def _saved_png(result: dict[str, Any]) -> bytes:
 
 
 def serve(home: str | None) -> None:
-    """Serve until the client closes stdin."""
-    build(home).run("stdio")
+    """Serve until the client closes stdin (mcp/stdio.py), then exit."""
+    import os
+    import sys
+
+    import anyio
+
+    from agent_tty.mcp.stdio import serve_stdio
+
+    client = Client(home)
+    server = build(home, client)
+    try:
+        anyio.run(serve_stdio, server._lowlevel_server)
+    finally:
+        client.close()  # the spare host, which has no session
+    # A cancelled wait's thread still blocks in its API call (abandoned, not interrupted; it holds
+    # only a socket to a host): the process ends without joining it.
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)

@@ -251,3 +251,67 @@ def test_waits_that_never_end_leave_the_other_tools_answered(cli: Cli) -> None:
         assert len(ended) == 44 and all(error_of(result)["code"] == "SESSION_NOT_RUNNING" for result in ended), ended[:1]
 
     drive(cli, steps)
+
+
+class RawServer:
+    """`agent-tty mcp` driven line by line, for what the SDK's client cannot send or do: a lone
+    surrogate escape, closing stdin with a call in flight."""
+
+    def __init__(self, cli: Cli) -> None:
+        import subprocess
+
+        self.process = subprocess.Popen(
+            [*cli.command, "mcp", "--home", str(cli.home)],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=cli.env(),
+        )
+        self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
+        assert self.reply()["id"] == 0
+        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+
+    def send(self, message: dict[str, Any] | bytes) -> None:
+        assert self.process.stdin is not None
+        self.process.stdin.write(message if isinstance(message, bytes) else json.dumps(message).encode() + b"\n")
+        self.process.stdin.flush()
+
+    def reply(self, timeout: float = 20) -> dict[str, Any]:
+        import select
+
+        assert self.process.stdout is not None
+        ready, _, _ = select.select([self.process.stdout], [], [], timeout)
+        assert ready, "no reply"
+        return json.loads(self.process.stdout.readline())
+
+    def call(self, request_id: int, tool: str, arguments: dict[str, Any]) -> None:
+        self.send({"jsonrpc": "2.0", "id": request_id, "method": "tools/call", "params": {"name": tool, "arguments": arguments}})
+
+
+def test_a_lone_surrogate_is_answered_with_an_error_naming_it(cli: Cli) -> None:
+    server = RawServer(cli)
+    try:
+        server.send(b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"inspect","arguments":{"session_id":"\\ud800"}}}\n')
+        refused = server.reply()
+        assert refused["id"] == 7 and "session_id" in refused["error"]["message"], refused
+        server.call(8, "list", {})
+        assert server.reply()["result"]["structuredContent"]["sessions"] == []  # and it serves on
+    finally:
+        server.process.kill()  # ours
+        server.process.wait()
+
+
+def test_the_server_ends_with_its_clients_stdin_even_while_a_wait_has_no_time_out(cli: Cli) -> None:
+    server = RawServer(cli)
+    server.call(1, "create", {"argv": bash_argv()})
+    sid = server.reply()["result"]["structuredContent"]["sessionId"]
+    server.call(2, "wait", {"session_id": sid, "text": "never-printed", "timeout": 0})
+    time.sleep(1)  # the wait is in flight
+    assert server.process.stdin is not None
+    server.process.stdin.close()
+    try:
+        assert server.process.wait(timeout=20) == 0
+    finally:
+        if server.process.poll() is None:
+            server.process.kill()  # ours
+    # The session it made lives on (sessions outlive their client), still served.
+    assert cli.run("inspect", sid).result["status"] == "running"
+    cli.run("destroy", sid)
