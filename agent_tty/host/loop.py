@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_tty.host.echo import EchoFilter, can_filter
+from agent_tty.host.replies import DROPPED_LABEL, TerminalReplies
 from agent_tty.host.eventlog import RETRY_FIRST_S, RETRY_MAX_S, EventLog
 from agent_tty.host.signals import HostSignals
 from agent_tty.host.terminal import RUN_MARKER, LiveScreen, Wait, compile_wait, visible_hash
@@ -111,8 +112,9 @@ class Host:
         """A reply has been sent: the screen model is built at the end of this loop turn."""
         self.last_activity = time.monotonic()
         self.last_output = time.monotonic()
-        self.live = LiveScreen(writer.current.cols, writer.current.rows, self._write_program)
         self.to_program = bytearray()
+        self.replies = TerminalReplies(self._write_program, lambda: len(self.to_program))
+        self.live = LiveScreen(writer.current.cols, writer.current.rows, self.replies)
         self.input_waiters: list[tuple[socket.socket, dict[str, Any]]] = []
         """Streamed inputs whose answer waits for the program to read (INPUT_BACKLOG)."""
         self.paste_bracketed = False
@@ -182,6 +184,8 @@ class Host:
                 # The first reply (create's readiness ping) has gone out: build now, while
                 # create exits and its caller starts, not when the first command needs it.
                 self.live.screen()
+            if self.replies.burst_began() and not self.done:
+                self._log_marker(DROPPED_LABEL)
             self._run_timers()
             if not self.done:
                 self._rotate_log()
@@ -316,6 +320,13 @@ class Host:
         line = (command + postamble).rsplit("\n", 1)[-1]
         if len(line) > len(postamble) and can_filter(line):
             self.echo = self.gate_echo = EchoFilter(line, len(line) - len(postamble))
+
+    def _log_marker(self, label: str) -> int:
+        self._flush_held()
+        seq = self.events.append("marker", label=label)
+        self.live.remember(seq)
+        self.output.mark(seq)
+        return seq
 
     # ------------------------------------------------------------------ input
 
@@ -995,9 +1006,5 @@ class Host:
             )
         if op == "mark":
             label = str(request.get("label", ""))
-            self._flush_held()
-            seq = self.events.append("marker", label=label)
-            self.live.remember(seq)
-            self.output.mark(seq)
-            return {"seq": seq, "label": label}
+            return {"seq": self._log_marker(label), "label": label}
         raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, f"unknown RPC op {op!r}")

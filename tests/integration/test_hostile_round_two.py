@@ -119,3 +119,38 @@ def test_c1_controls_never_reach_a_humans_terminal(cli: Cli) -> None:
         assert not any("\x80" <= ch <= "\x9f" for ch in doc), repr(doc)
         assert "abcd" in doc, repr(doc)
     cli.run("destroy", sid)
+
+
+FLOOD = r"""
+import os, select, sys, time, tty
+tty.setraw(0)
+os.write(1, b"\x1b]11;?\x07" * 100_000)  # about 2.4 MB of answers, never read
+os.write(1, b"FLOODED\r\n")
+time.sleep(3)  # the host drops what it cannot hold
+held = 0
+while select.select([0], [], [], 1.0)[0]:
+    held += len(os.read(0, 1 << 16))
+os.write(1, b"\x1b]11;?\x07")  # read again: a new question gets its answer
+answer = b""
+while select.select([0], [], [], 5.0)[0] and not answer.endswith((b"\x07", b"\x1b\\")):
+    answer += os.read(0, 1 << 16)
+answered = answer.startswith(b"\x1b]11;")
+os.write(1, f"HELD {held} ANSWERED {answered}\r\n".encode())
+time.sleep(300)
+"""
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_answers_to_terminal_queries_are_held_only_to_the_input_bound(cli: Cli, tmp_path: Path, backend: str) -> None:
+    program = tmp_path / "flood.py"
+    program.write_text(FLOOD)
+    env = {"AGENT_TTY_SCREEN": backend}
+    sid = cli.run("create", "--", "python3", str(program), env=env).result["sessionId"]
+    said = cli.run("wait", sid, "--regex", r"HELD \d+ ANSWERED \w+", "--timeout", "120s", env=env)
+    assert said.result["matched"] is True, said.stdout
+    line = next(line for line in cli.run("snapshot", sid, env=env).result["lines"] if line.startswith("HELD"))
+    held, answered = int(line.split()[1]), line.split()[3]
+    assert held <= (1 << 20) + 65536 and answered == "True", line  # the bound, and answers again after it
+    events = "".join(p.read_text() for p in (cli.home / "sessions" / sid).glob("events*.jsonl"))
+    assert events.count("agent-tty: terminal replies dropped") == 1
+    cli.run("destroy", sid)
