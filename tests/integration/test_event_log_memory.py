@@ -4,8 +4,8 @@ constant memory (issue 11, item 10). Measured as the CLI process's own peak RSS 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -43,16 +43,25 @@ def _grow(log: Path, target: int) -> int:
     return count
 
 
+SPAWN_AND_MEASURE = """
+import os, sys
+pid = os.posix_spawnp(sys.argv[1], sys.argv[1:], os.environ)
+_pid, status, usage = os.wait4(pid, 0)
+sys.stderr.write(f"\\nPEAK {usage.ru_maxrss} {os.waitstatus_to_exitcode(status)}\\n")
+"""
+"""A small interpreter starts the command and reports its peak. Started from the test process,
+the command's ru_maxrss would include the test process's own RSS, which it has until it execs
+(vfork shares the parent's memory): a pytest process grown by earlier tests past the bound
+would fail this test with no change in the command."""
+
+
 def _peak(cli: Cli, *args: str) -> tuple[dict, int]:  # type: ignore[type-arg]
     """The command's JSON reply and its peak RSS in KiB."""
-    proc = cli.start(*args, env={"AGENT_TTY_SCREEN": "ghostty"})
-    assert proc.stdout is not None and proc.stderr is not None
-    stdout = proc.stdout.read()
-    stderr = proc.stderr.read()
-    _pid, status, usage = os.wait4(proc.pid, 0)
-    proc.returncode = os.waitstatus_to_exitcode(status)
-    assert proc.returncode == 0 and "Traceback" not in stderr, (stdout, stderr)
-    return json.loads(stdout)["result"], usage.ru_maxrss
+    argv = [sys.executable, "-I", "-S", "-c", SPAWN_AND_MEASURE, *cli.command, "--json", *args]
+    done = subprocess.run(argv, capture_output=True, text=True, env=cli.env({"AGENT_TTY_SCREEN": "ghostty"}), timeout=300)
+    _label, peak, code = done.stderr.rstrip("\n").rsplit("\n", 1)[-1].split()
+    assert done.returncode == 0 and int(code) == 0 and "Traceback" not in done.stderr, (done.stdout, done.stderr)
+    return json.loads(done.stdout)["result"], int(peak)
 
 
 @pytest.fixture
