@@ -69,9 +69,8 @@ class AgentTtyServer(MCPServer):
 
     async def _argument_problem(self, name: str, arguments: dict[str, Any]) -> str | None:
         """What the SDK would let through but a caller must hear about: an argument no parameter
-        has (`timout` for `timeout` would otherwise be dropped and the default used), and text
-        that is not Unicode (a lone surrogate such as \\ud800 is valid JSON; the answer that
-        quoted it could not be written, and the caller would wait for ever)."""
+        has (`timout` for `timeout` would otherwise be dropped and the default used). Text that is
+        not Unicode never gets here: mcp/stdio.py answers such a request itself."""
         if self._parameters is None:
             self._parameters = {
                 tool.name: frozenset((tool.input_schema or {}).get("properties", {})) for tool in await self.list_tools()
@@ -81,24 +80,7 @@ class AgentTtyServer(MCPServer):
             unknown = sorted(key for key in arguments if key not in known)
             if unknown:
                 return f"no parameter {', '.join(map(repr, unknown))} (it takes {', '.join(sorted(known)) or 'none'})"
-        for key, value in (arguments or {}).items():
-            if not _is_unicode(value):
-                return f"{key}: not Unicode text (a lone surrogate such as \\ud800)"
         return None
-
-
-def _is_unicode(value: Any) -> bool:
-    if isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            return False
-        return True
-    if isinstance(value, dict):
-        return all(_is_unicode(k) and _is_unicode(v) for k, v in value.items())
-    if isinstance(value, list):
-        return all(_is_unicode(item) for item in value)
-    return True
 
 
 def build(home: str | None, client: Client | None = None) -> MCPServer:
