@@ -71,7 +71,12 @@ waits until the program has read down to it (the CLI sends the next part only th
 RUN_OUTPUT_MAX = 65536
 """Bytes of a command's output that `run` returns (the last ones; `outputTruncated` says so)."""
 
-ShutdownReason = str  # "destroy" | "sigterm" | "create-failed" | "idle"
+FOLDER_CHECK_S = 2.0
+"""How often a host checks that its session folder is still the one at its path. A folder
+removed from under it (`rm -rf` of a Home, a rotated pytest basetemp) leaves a session that no
+command can reach: the host then ends it as destroy would, without writing anywhere."""
+
+ShutdownReason = str  # "destroy" | "sigterm" | "create-failed" | "idle" | "folder-gone"
 
 
 class Host:
@@ -138,6 +143,8 @@ class Host:
         self.retry_timer: int | None = None
         self.write_delay = 0.0
         self.write_error: AgentTtyError | None = None
+        self.folder_identity: tuple[int, int] | None = None
+        self.folder_identity = self._folder_identity()
         events.on_failing = self._log_failing
         if events.failing:
             self._log_failing()
@@ -170,6 +177,7 @@ class Host:
         self.selector.register(self.signals.fd, selectors.EVENT_READ, self._on_signal)
         if self.idle_timeout_s:
             self.after(min(1.0, self.idle_timeout_s), self._check_idle)
+        self.after(FOLDER_CHECK_S, self._check_folder)
         self._check_signals()
         while not self.done:
             timeout = max(0.0, self.timers[0][0] - time.monotonic()) if self.timers else None
@@ -518,6 +526,9 @@ class Host:
             # KillsProgramGroup: what the program left behind goes too, then HostWaitsForGroup.
             self._kill(Stop.KILL)
             self._wait_group(GROUP_WAIT_S, self._finish_destroyed, self._finish_gave_up)
+        elif self.shutdown == "folder-gone":
+            self._kill(Stop.KILL)
+            self._wait_group(GROUP_WAIT_S, self._end_unrecorded, self._end_unrecorded)
         elif self.shutdown == "idle":
             self._kill(Stop.KILL)
             self._wait_group(GROUP_WAIT_S, self._finish_exited, self._finish_exited)
@@ -660,7 +671,7 @@ class Host:
 
     def initiate_shutdown(self, reason: ShutdownReason, failure: Failure | None = None) -> None:
         """`failure` says why the host ends the session on its own (it could not serve it)."""
-        if self.shutdown in ("destroy", "sigterm", "create-failed"):
+        if self.shutdown in ("destroy", "sigterm", "create-failed", "folder-gone"):
             return
         previous = self.shutdown
         if reason != "idle" and policy(self.writer.current.status).commandable:
@@ -690,6 +701,38 @@ class Host:
             return  # the hang-up and its kill timer are already on their way
         self._kill(Stop.HANGUP)
         self.kill_timer = self.after(SHUTDOWN_KILL_GRACE_S, lambda: self._kill(Stop.KILL))
+
+    def _folder_identity(self) -> tuple[int, int] | None:
+        """The folder's (device, inode) at its path; None when nothing is there. A path that
+        cannot be read for another reason (a Home made unsearchable) is not a removal."""
+        try:
+            info = os.stat(self.paths.folder, follow_symlinks=False)
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+        except OSError:
+            return self.folder_identity
+        return (info.st_dev, info.st_ino)
+
+    def _check_folder(self) -> None:
+        if self.done or self.shutdown in ("destroy", "sigterm", "create-failed", "folder-gone"):
+            return
+        if self.folder_identity is None or self._folder_identity() == self.folder_identity:
+            self.after(FOLDER_CHECK_S, self._check_folder)
+            return
+        # Removed, or another folder (a link, a restored copy) now at the path: no record is
+        # written, since the path may name somebody else's files; the group is ended through
+        # its proof as destroy ends it, and the host exits once it is gone.
+        self.events.append("signal", signal="SIGHUP", label="folder-gone")
+        previous, self.shutdown = self.shutdown, "folder-gone"
+        if self.exit is not None:
+            self._kill(Stop.KILL)
+            self._wait_group(GROUP_WAIT_S, self._end_unrecorded, self._end_unrecorded)
+        elif previous != "idle":  # an idle shutdown's hang-up and kill timer are on their way
+            self._kill(Stop.HANGUP)
+            self.kill_timer = self.after(SHUTDOWN_KILL_GRACE_S, lambda: self._kill(Stop.KILL))
+
+    def _end_unrecorded(self) -> None:
+        self.done = True
 
     def _check_idle(self) -> None:
         if self.shutdown is not None or self.exit is not None or self.idle_timeout_s is None:
