@@ -200,6 +200,10 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         [("agent_tty/lifecycle/create.py", "        engine.write_manifest(paths, manifest.replace(host_pid=host.pid))", "        engine.write_manifest(paths, manifest)")],
         "tests/integration/test_lifecycle.py::test_create_waits_for_a_slow_host_start_up_write",
     ),
+    "RemovedFolderEndsSession": (
+        [("agent_tty/host/loop.py", "        if self.folder_identity is None or self._folder_identity() == self.folder_identity:", "        if True:")],
+        "tests/integration/test_orphaned_hosts.py::test_a_host_whose_home_was_removed_ends_its_session",
+    ),
 }
 
 
