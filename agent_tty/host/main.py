@@ -8,7 +8,8 @@ import time
 from pathlib import Path
 
 from agent_tty.host.signals import HostSignals
-from agent_tty.protocol.errors import AgentTtyError
+from agent_tty.lifecycle.refusals import PROCESS_REFUSALS, storage_exit
+from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.protocol.status import Status
 from agent_tty.storage.files import FolderGone, exists, read_record, write_record
 from agent_tty.storage.home import Home, SessionPaths, trusted_socket_path
@@ -141,6 +142,16 @@ def main(argv: list[str]) -> int:
     host_pid = os.getpid()
     try:
         return _start(paths, manifest, signals, home)
+    except AgentTtyError as err:
+        if os.getpid() != host_pid:
+            os._exit(127)
+        if err.code is not ErrorCode.STORAGE_ERROR:
+            log_crash(paths)
+            raise
+        # A start-up record it could not write, before any program ran (a full disk): the exit
+        # status says why to the waiting create, since host.log may take no write either.
+        log_reason(paths, err.message)
+        return storage_exit(err)
     except BaseException:
         if os.getpid() != host_pid:
             os._exit(127)  # a forked child unwinding before exec: it must not act as the host
@@ -214,11 +225,13 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
         if os.getpid() != manifest.host_pid:
             os._exit(127)
         message = getattr(err, "message", None) or f"{err.strerror or err}: {manifest.argv[0]}"
+        # A fork the system refused is its limit, not the program's fault (create: RESOURCE_LIMIT).
+        reason = "resource-limit" if isinstance(err, OSError) and err.errno in PROCESS_REFUSALS else "spawn-failed"
         writer.write(
             status=Status.FAILED,
             host_pid=os.getpid(),
             ended_at=time.time(),
-            failure=Failure(reason="spawn-failed", message=f"the program could not start: {message}"),
+            failure=Failure(reason=reason, message=f"the program could not start: {message}"),
         )
         return 1
 
@@ -247,12 +260,12 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     except FolderGone:
         host.abandon()
         return 1
-    except AgentTtyError:
+    except AgentTtyError as err:
         # A full disk or an unwritable folder at start-up: no record names the program as
-        # running, so it must not outlive us (create reads the host dead and says so).
+        # running, so it must not outlive us (create reads why from our exit status).
         log_crash(paths)
         host.abandon()
-        return 1
+        return storage_exit(err) if err.code is ErrorCode.STORAGE_ERROR else 1
     # HostChecksCreateFailed, second check: after our start-up write and before we listen.
     if exists(paths.create_failed_marker):
         host.initiate_shutdown("create-failed")

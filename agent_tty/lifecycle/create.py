@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_tty.lifecycle.engine import Engine
+from agent_tty.lifecycle.refusals import process_refused, storage_refused
 from agent_tty.platform.system import current
 from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
@@ -124,7 +125,15 @@ def create(engine: Engine, request: CreateRequest, launch: Launcher | None = Non
         mechanism=chosen.name,
     )
     # CreateRecordsHostPid: launch first, so the first manifest already names the host.
-    host = (launch or _launch_host)(paths, str(engine.home.root))
+    try:
+        host = (launch or _launch_host)(paths, str(engine.home.root))
+    except OSError as err:
+        # No host started and no manifest names the folder: nothing else reads it.
+        _remove_unnamed(paths)
+        refused = process_refused(err, "cannot start the session host")
+        if refused is None:
+            raise
+        raise refused from None
     named = False
     try:
         # CreateRecordsHost: a CLI in another pid space reads the host through host.json.
@@ -157,10 +166,14 @@ def _give_up(paths: SessionPaths, host: HostLaunch, named: bool) -> None:
             host.process.wait(timeout=2)
         except subprocess.TimeoutExpired:
             return
-        try:
-            remove_session_folder(paths.folder.parent, paths.session_id)
-        except OSError:
-            pass
+        _remove_unnamed(paths)
+
+
+def _remove_unnamed(paths: SessionPaths) -> None:
+    try:
+        remove_session_folder(paths.folder.parent, paths.session_id)
+    except OSError:
+        pass
 
 
 def ready_timeout() -> float:
@@ -188,9 +201,19 @@ def _wait_ready(engine: Engine, paths: SessionPaths, socket_path: str, host: Hos
                 if err.code not in (ErrorCode.HOST_UNREACHABLE, ErrorCode.HOST_TIMEOUT):
                     raise
         if host.exited():
+            refused = storage_refused(host.process.returncode, paths.folder)
+            if refused is not None:
+                raise refused
             manifest = engine.read_manifest(paths)
             if manifest.failure is not None and manifest.failure.reason == "spawn-failed":
                 raise AgentTtyError(ErrorCode.INVALID_INPUT, manifest.failure.message, reason="spawn-failed")
+            if manifest.failure is not None and manifest.failure.reason == "resource-limit":
+                limit = current().process_limit()
+                raise AgentTtyError(
+                    ErrorCode.RESOURCE_LIMIT,
+                    f"{manifest.failure.message}{f': a process limit is reached ({limit})' if limit else ''}; nothing was left running",
+                    reason="resource-limit",
+                )
             if manifest.failure is not None and manifest.failure.reason == "host-start-failed":
                 raise AgentTtyError(
                     ErrorCode.HOST_UNREACHABLE,

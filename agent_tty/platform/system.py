@@ -94,6 +94,10 @@ class System:
         """subprocess.Popen arguments for a process that must outlive us and our terminal."""
         raise self._unsupported("start a detached process")
 
+    def process_limit(self) -> str | None:
+        """The limit a refused new process most likely met, said for a person (None: none known)."""
+        return None
+
     def terminal_check(self) -> dict[str, Any]:
         """Whether this process can open a terminal for a program: {"ok": bool, "reason"?}."""
         return {"ok": False, "reason": self.reason}
@@ -192,6 +196,13 @@ class PosixSystem(System):
 
     def detached(self) -> dict[str, Any]:
         return {"start_new_session": True}
+
+    def process_limit(self) -> str | None:
+        import resource
+
+        soft, _hard = resource.getrlimit(resource.RLIMIT_NPROC)
+        shown = "unlimited" if soft == resource.RLIM_INFINITY else str(soft)
+        return f"RLIMIT_NPROC (`ulimit -u`) {shown} for this user, a pids cgroup's pids.max, or kernel.pid_max"
 
     def terminal_check(self) -> dict[str, Any]:
         try:

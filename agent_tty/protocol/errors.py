@@ -50,6 +50,7 @@ class ErrorCode(enum.StrEnum):
     WAIT_TIMEOUT = "WAIT_TIMEOUT"
     PLATFORM_UNAVAILABLE = "PLATFORM_UNAVAILABLE"
     UNSAFE_HOME = "UNSAFE_HOME"
+    RESOURCE_LIMIT = "RESOURCE_LIMIT"
 
 
 EXIT_CODES: dict[ErrorCode, ExitCode] = {
@@ -67,6 +68,8 @@ EXIT_CODES: dict[ErrorCode, ExitCode] = {
     ErrorCode.WAIT_TIMEOUT: ExitCode.WAIT_TIMEOUT,
     # A platform that cannot serve the request is an environment problem the user must fix.
     ErrorCode.PLATFORM_UNAVAILABLE: ExitCode.INTERNAL_ERROR,
+    # The system refused a process (a process limit): nothing was left; retry once it frees.
+    ErrorCode.RESOURCE_LIMIT: ExitCode.INTERNAL_ERROR,
     # A Home (or a folder above it) that another user could change: nothing in it is obeyed.
     ErrorCode.UNSAFE_HOME: ExitCode.STORAGE_ERROR,
 }

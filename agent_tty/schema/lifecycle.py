@@ -22,7 +22,7 @@ class CreateResult(Model):
 
 
 class Failure(Model):
-    reason: str = doc("A stable word: host-death, spawn-failed, create-failed, host-start-failed.")
+    reason: str = doc("A stable word: host-death, spawn-failed, resource-limit, create-failed, host-start-failed.")
     message: str = doc("What went wrong, for a person.")
 
 

@@ -42,7 +42,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     except FileNotFoundError:
         raise FolderGone(path) from None
     except OSError as err:
-        raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
+        raise _write_error(path, err) from None
     try:
         try:
             view = memoryview(data)
@@ -60,7 +60,7 @@ def write_atomic(path: Path, data: bytes) -> None:
         if isinstance(err, FileNotFoundError):
             raise FolderGone(path) from None
         if isinstance(err, OSError):
-            raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
+            raise _write_error(path, err) from None
         raise
 
 
@@ -74,7 +74,7 @@ def write_atomic_chunks(path: Path, chunks: Iterable[bytes], mode: int = 0o600) 
     except FileNotFoundError:
         raise FolderGone(path) from None
     except OSError as err:
-        raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
+        raise _write_error(path, err) from None
     try:
         try:
             sha256, size = write_chunks(fd, chunks)
@@ -89,7 +89,7 @@ def write_atomic_chunks(path: Path, chunks: Iterable[bytes], mode: int = 0o600) 
         if isinstance(err, FileNotFoundError):
             raise FolderGone(path) from None
         if isinstance(err, OSError):
-            raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
+            raise _write_error(path, err) from None
         raise
     return sha256, size
 
@@ -157,6 +157,10 @@ def open_stream(path: Path) -> BinaryIO:
     return os.fdopen(fd, "rb", buffering=1 << 20)
 
 
+def _write_error(path: Path, err: OSError) -> AgentTtyError:
+    return storage_error(f"cannot write {path}: {err.strerror}", str(path), errno=errno.errorcode.get(err.errno or 0))
+
+
 def _read_error(path: Path, number: int, why: str) -> AgentTtyError:
     code = errno.errorcode.get(number)
     return storage_error(f"cannot read {path}: {why}", str(path), errno=code)
@@ -185,7 +189,7 @@ def write_marker(path: Path) -> None:
     except FileNotFoundError:
         raise FolderGone(path) from None
     except OSError as err:
-        raise storage_error(f"cannot write {path}: {err.strerror}", str(path)) from None
+        raise _write_error(path, err) from None
     os.close(fd)
 
 

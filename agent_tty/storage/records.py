@@ -12,7 +12,7 @@ from agent_tty.storage.schema import Record
 @dataclass(frozen=True)
 class Failure(Record):
     reason: str
-    """A stable word: host-death, spawn-failed, create-failed, host-start-failed."""
+    """A stable word: host-death, spawn-failed, resource-limit, create-failed, host-start-failed."""
     message: str
 
 

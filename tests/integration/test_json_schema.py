@@ -244,6 +244,7 @@ ENV: dict[tuple[str, str], Callable[[Sessions], dict[str, str]]] = {
 NOT_PRODUCIBLE = {
     ErrorCode.WAIT_TIMEOUT: "a timed-out wait or run is an ok envelope with timedOut: true (rows `timed out`)",
     ErrorCode.PLATFORM_UNAVAILABLE: "raised only on a system without PTYs or Unix sockets, not this one",
+    ErrorCode.RESOURCE_LIMIT: "needs a process limit reached (test_create_refusals.py makes one), not a row's input",
 }
 """Codes no real input produces here: their documents come from the real emit_error path."""
 
