@@ -95,12 +95,26 @@ def candidates(words: list[str], home: str | None) -> list[str]:
 
 
 def _session_ids(home: str | None) -> list[str]:
+    """The Home's session ids, then the names of its sessions (read from their manifests, each
+    checked as every read is; one that cannot be read offers only its id)."""
+    from agent_tty.storage.files import read_record
     from agent_tty.storage.home import Home, resolve_home
+    from agent_tty.storage.records import Manifest
 
     try:
-        return Home(resolve_home(home)).session_ids()
+        store = Home(resolve_home(home))
+        ids = store.session_ids()
     except Exception:  # a completion never fails the shell; an unreadable Home offers nothing
         return []
+    names: list[str] = []
+    for session_id in ids:
+        try:
+            name = read_record(store.session(session_id).manifest, Manifest).name
+        except Exception:
+            continue
+        if name and name not in names and name not in ids:
+            names.append(name)
+    return [*ids, *names]
 
 
 def main_complete(words: list[str], home: str | None) -> int:

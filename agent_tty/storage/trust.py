@@ -46,7 +46,11 @@ def _user(user: UserId) -> str:
 
 def _fix(path: str, access: Access | None, problem: str) -> str:
     if problem == "writable":
-        return f"; {current().fix_writable(path)}"
+        # Never a hint to change a folder others share (sticky /tmp, another user's): an agent
+        # follows hints literally.
+        if access is not None and access.owner == current().user() and access.others_rename:
+            return f"; {current().fix_writable(path)}"
+        return "; it is a shared folder: use a new folder of your own as the Home (--home DIR, $AGENT_TTY_HOME; default ~/.agent-tty)"
     if problem == "owner" and access is not None and current().is_admin():
         return f"; run the command as its owner (`runuser -u {_user_name(access.owner)} -- agent-tty ...`) or add --as-owner"
     if problem in ("owner", "ancestor"):

@@ -20,8 +20,11 @@ _PLAIN: dict[str, bytes] = {
     "ic": b"\x1b[2~",
     "pageup": b"\x1b[5~",
     "ppage": b"\x1b[5~",
+    "pgup": b"\x1b[5~",
     "pagedown": b"\x1b[6~",
     "npage": b"\x1b[6~",
+    "pgdn": b"\x1b[6~",
+    "pgdown": b"\x1b[6~",
     "space": b" ",
     "f1": b"\x1bOP",
     "f2": b"\x1bOQ",
@@ -41,12 +44,12 @@ _CURSOR: dict[str, bytes] = {"up": b"A", "down": b"B", "right": b"C", "left": b"
 _CTRL_SPECIAL = {"@": 0, "space": 0, "[": 27, "\\": 28, "]": 29, "^": 30, "_": 31, "?": 127}
 # With a modifier, xterm sends CSI 1;m X for cursor keys and F1-F4 and CSI n;m ~ for the rest,
 # where m = 1 + Shift 1 + Alt 2 + Ctrl 4.
-_TILDE = {"insert": 2, "ic": 2, "delete": 3, "del": 3, "pageup": 5, "ppage": 5, "pagedown": 6, "npage": 6,
+_TILDE = {"insert": 2, "ic": 2, "delete": 3, "del": 3, "pageup": 5, "ppage": 5, "pgup": 5, "pagedown": 6, "npage": 6, "pgdn": 6, "pgdown": 6,
           "f5": 15, "f6": 17, "f7": 18, "f8": 19, "f9": 20, "f10": 21, "f11": 23, "f12": 24}
 _SS3_F = {"f1": b"P", "f2": b"Q", "f3": b"R", "f4": b"S"}
 _MODIFIERS = (("ctrl+", 4), ("control+", 4), ("c-", 4), ("alt+", 2), ("meta+", 2), ("m-", 2), ("shift+", 1), ("s-", 1))
 KEY_HELP = (
-    "use Enter, Tab, Escape, Backspace, Delete, Up/Down/Left/Right, Home/End, PageUp/PageDown, "
+    "use Enter, Tab, Escape, Backspace, Delete, Up/Down/Left/Right, Home/End, PageUp/PageDown (PgUp/PgDn), "
     "Insert, F1-F12, a single character, or any of them after Ctrl+, Alt+ or Shift+ (C-, M-, S-)"
 )
 

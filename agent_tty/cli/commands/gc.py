@@ -23,7 +23,25 @@ def command(
     removed = result["removedSessions"]
     verb = "would remove" if dry_run else "removed"
     lines = [f"{verb} {len(removed)} session(s)" + (": " + ", ".join(removed) if removed else "")]
-    lines += [f"kept {s['sessionId']}: {s['reason']}" for s in result["skippedSessions"]]
+    lines += _kept_lines(result["skippedSessions"])
     lines += [f"warning: plugin {name}'s sweep failed: {error}" for name, error in result.get("sweepErrors", {}).items()]
     emit(result, "\n".join(lines))
     return 0
+
+
+SHOWN_PER_REASON = 3
+"""Kept sessions listed one a line per reason; past it, one line counts them (live sessions are
+the usual reason, and a Home of 300 of them is no list to read)."""
+
+
+def _kept_lines(skipped: list[dict[str, str]]) -> list[str]:
+    by_reason: dict[str, list[str]] = {}
+    for kept in skipped:
+        by_reason.setdefault(kept["reason"], []).append(kept["sessionId"])
+    lines = []
+    for reason, ids in by_reason.items():
+        if len(ids) > SHOWN_PER_REASON:
+            lines.append(f"kept {len(ids)} sessions: {reason} (their ids: --json)")
+        else:
+            lines += [f"kept {session_id}: {reason}" for session_id in ids]
+    return lines

@@ -1,0 +1,64 @@
+"""Small things a new agent meets first (issue 29's hint and small ones): a hint it can follow
+safely, the key names people type, the import it tries, completion of names, a readable gc."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import NOT_PINNED, Cli
+
+pytestmark = [pytest.mark.integration, NOT_PINNED]
+
+
+def test_a_shared_folder_as_home_is_never_answered_with_a_chmod(cli: Cli, tmp_path: Path) -> None:
+    done = cli.run("--home", "/tmp", "list")
+    assert done.code == 8 and done.error["code"] == "UNSAFE_HOME"
+    assert "chmod" not in done.error["message"] and "--home" in done.error["message"], done.error
+    own = tmp_path / "open"
+    own.mkdir()
+    os.chmod(own, 0o777)  # a folder of the caller's own: changing it is the caller's to do
+    assert f"chmod go-w {own}" in cli.run("--home", str(own), "list").error["message"]
+    os.chmod(own, 0o1777)  # sticky and open to all: a shared folder by design
+    assert "chmod" not in cli.run("--home", str(own), "list").error["message"]
+
+
+def test_pgup_and_pgdn_are_keys(cli: Cli) -> None:
+    sid = cli.create("sh", "-c", "stty raw -echo; head -c 8 | od -An -tx1 | tr -d ' \\n'; echo; echo DONE; sleep 30")["sessionId"]
+    assert cli.run("send-keys", sid, "PgUp", "PgDn").code == 0
+    assert cli.run("wait", sid, "--text", "DONE", "--timeout", "10s").code == 0
+    assert (b"\x1b[5~" + b"\x1b[6~").hex() in "".join(cli.run("snapshot", sid).result["lines"])
+
+
+def test_the_api_is_importable_from_the_package_without_weighing_on_start_up() -> None:
+    program = (
+        "import sys, agent_tty\n"
+        "assert 'agent_tty.api' not in sys.modules\n"
+        "from agent_tty import Client, Session, AgentTtyError, ErrorCode\n"
+        "import agent_tty.api as api\n"
+        "assert Client is api.Client and 'Client' in dir(agent_tty)\n"
+        "try:\n"
+        "    agent_tty.NoSuchName\n"
+        "except AttributeError:\n"
+        "    print('ok')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.stdout.strip() == "ok", done.stderr
+
+
+def test_completion_offers_session_names(cli: Cli) -> None:
+    sid = cli.create("sleep", "60", options=("--name", "build-log"))["sessionId"]
+    words = cli.run("__complete", "wait", json_out=False).stdout.split()
+    assert sid in words and "build-log" in words
+
+
+def test_gc_counts_many_live_sessions_in_one_line(cli: Cli) -> None:
+    made = [cli.create("sleep", "60")["sessionId"] for _ in range(4)]
+    text = cli.run("gc", json_out=False).stdout
+    assert "kept 4 sessions: session host is still alive (running)" in text, text
+    assert not any(sid in text for sid in made)
+    assert sorted(s["sessionId"] for s in cli.run("gc").result["skippedSessions"]) == sorted(made)
