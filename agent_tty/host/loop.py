@@ -31,6 +31,7 @@ from agent_tty.terminal.output import OutputSearch, ProgramOutput, plain_text, v
 
 if TYPE_CHECKING:
     from agent_tty.platform.loopback import Gate
+    from agent_tty.terminal.screen import SearchText
 
 SHUTDOWN_KILL_GRACE_S = 2.0
 """SIGHUP first; the group gets SIGKILL this long after (a program that ignores SIGHUP)."""
@@ -408,7 +409,7 @@ class Host:
         if not self.waits:
             return
         now = time.monotonic()
-        text: str | None = None
+        text: SearchText | None = None
         for wait in list(self.waits):
             if wait.search is not None or wait.kind in ("text", "regex"):
                 try:
@@ -416,7 +417,7 @@ class Host:
                         matched = wait.search.matched(self.output)
                     else:
                         text = self.live.search_text() if text is None else text
-                        matched = wait.matches(text) > wait.baseline_count
+                        matched = wait.matches(text)
                 except AgentTtyError as err:  # the pattern ran past its budget (regex_budget)
                     self.waits.remove(wait)
                     self._reply_error(wait.conn, err)
@@ -1033,7 +1034,7 @@ class Host:
                 start = self.output.start_for(request.get("afterSeq"))
                 wait.search = OutputSearch(pattern, start, request.get("text"))
             elif pattern is not None:
-                wait.baseline_count = wait.matches(self.live.baseline(request.get("afterSeq")))
+                wait.set_baseline(self.live.baseline(request.get("afterSeq")))
             if kind == "exit" and self.exit is not None:
                 return {"matched": True, "timedOut": False, "seq": self.events.seq}
             self._add_wait(wait)

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agent_tty.terminal.output import OutputSearch
-from agent_tty.terminal.screen import Reply, Screen, open_screen, screen_hash, search_text
+from agent_tty.terminal.screen import Reply, Screen, SearchText, open_screen, screen_hash, search_text
 
 PENDING_LIMIT = 4 << 20
 """Output kept before the screen exists; past this the screen is built at once."""
@@ -61,7 +61,7 @@ class LiveScreen:
             # Later output was drawn at the new size: build now so the order is kept.
             self.screen().resize(cols, rows)
 
-    def search_text(self) -> str:
+    def search_text(self) -> SearchText:
         return search_text(self.screen())
 
     def remember(self, seq: int) -> None:
@@ -70,16 +70,16 @@ class LiveScreen:
         while len(self.baselines) > BASELINES_KEPT:
             self.baselines.popitem(last=False)
 
-    def baseline(self, after_seq: int | str | None) -> str:
+    def baseline(self, after_seq: int | str | None) -> SearchText | None:
         """The screen at the latest remembered input or mark at or before `after_seq`
-        (`last`: the latest of all); "" when there is none."""
+        (`last`: the latest of all); None when there is none."""
         if after_seq is None or (after_seq == "last" and not self.baselines):
-            return ""
+            return None
         if after_seq == "last":
             return next(reversed(self.baselines.values()))
         if not isinstance(after_seq, int):
-            return ""
-        chosen = ""
+            return None
+        chosen = None
         for seq, text in self.baselines.items():
             if seq <= after_seq:
                 chosen = text
@@ -94,7 +94,8 @@ class Wait:
     kind: str  # text | regex | stable | idle | exit | run
     deadline: float | None
     pattern: re.Pattern[str] | None = None
-    baseline_count: int = 0
+    baseline: list[list[str]] = field(default_factory=list)
+    """`--after-seq`: the lines the pattern matched on the screen at that seq, in each form."""
     quiet_s: float = 0.0
     token: str | None = None
     seq: int | None = None
@@ -104,12 +105,37 @@ class Wait:
     search: OutputSearch | None = None
     """`wait --output`: the pattern over the program's output, not over the screen."""
 
-    def matches(self, text: str) -> int:
-        """How often the pattern matches `text`; INVALID_INPUT past the budget (regex_budget)."""
-        from agent_tty.terminal.regex_budget import count
-
+    def set_baseline(self, screen: SearchText | None) -> None:
         assert self.pattern is not None
-        return count(self.pattern, text)
+        self.baseline = baseline_of(self.pattern, screen)
+
+    def matches(self, screen: SearchText) -> bool:
+        """INVALID_INPUT past the budget (regex_budget)."""
+        assert self.pattern is not None
+        return matches_since(self.pattern, screen, self.baseline)
+
+
+def baseline_of(pattern: re.Pattern[str], screen: SearchText | None) -> list[list[str]]:
+    """The lines `pattern` matched on a wait's baseline screen, in each form of its text."""
+    from agent_tty.terminal.regex_budget import matched_lines
+
+    return [matched_lines(pattern, text) for text in screen.forms()] if screen is not None else []
+
+
+def matches_since(pattern: re.Pattern[str], screen: SearchText, baseline: list[list[str]]) -> bool:
+    """Whether `pattern` matches something new on `screen` (in either form of its text) since
+    the baseline. A match is new when its lines were not matched there (as many times): text
+    that only scrolled is not new, a line that changed is, even where another match went away
+    (`less`'s `/250` prompt giving way to the line 250)."""
+    from collections import Counter
+
+    from agent_tty.terminal.regex_budget import matched_lines
+
+    for index, text in enumerate(screen.forms()):
+        before = baseline[min(index, len(baseline) - 1)] if baseline else []
+        if Counter(matched_lines(pattern, text)) - Counter(before):
+            return True
+    return False
 
 
 def compile_wait(request: dict[str, Any]) -> tuple[str, re.Pattern[str] | None, float]:

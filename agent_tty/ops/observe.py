@@ -74,8 +74,8 @@ def wait(
 def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """An ended session's screen can no longer change: judge its last screen once. The log is
     streamed, twice at most (what it ends with, then the screen), never held whole."""
-    from agent_tty.host.terminal import compile_wait
-    from agent_tty.terminal.regex_budget import count, search
+    from agent_tty.host.terminal import baseline_of, compile_wait, matches_since
+    from agent_tty.terminal.regex_budget import search
     from agent_tty.terminal.replay import open_log, replay_events
     from agent_tty.terminal.screen import search_text
 
@@ -100,16 +100,16 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
         return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended}
     if after == "last":
         after = latest_input
-    baseline = {"count": 0}
+    baseline: list[list[str]] = []
 
     def at_baseline(screen, event) -> None:  # type: ignore[no-untyped-def]
         if event.seq == after:
-            baseline["count"] = count(pattern, search_text(screen))
+            baseline[:] = baseline_of(pattern, search_text(screen))
 
     with open_log(paths.events) as (header, events):
         screen, _seq = replay_events(header, events, on_event=at_baseline if after is not None else None)
-    found = count(pattern, search_text(screen))
-    return {"matched": found > baseline["count"], "ended": True, "timedOut": False, "seq": last, **ended}
+    matched = matches_since(pattern, search_text(screen), baseline)
+    return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended}
 
 
 def take_snapshot(engine: Engine, session_id: str, structured: bool = False, scrollback: bool = False):  # type: ignore[no-untyped-def]

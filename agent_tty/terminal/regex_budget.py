@@ -19,6 +19,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from types import FrameType
+from typing import Any
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
@@ -31,7 +32,13 @@ sys.stdin.reconfigure(encoding="utf-8", errors="surrogatepass")
 source, flags, what = json.loads(sys.stdin.readline())
 pattern = re.compile(source, flags)
 text = sys.stdin.read()
-print(sum(1 for _ in pattern.finditer(text)) if what == "count" else int(pattern.search(text) is not None))
+def lines_of(start, end):
+    stop = text.find("\\n", end)
+    return text[text.rfind("\\n", 0, start) + 1 : len(text) if stop < 0 else stop]
+if what == "lines":
+    print(json.dumps([lines_of(m.start(), m.end()) for m in pattern.finditer(text)]))
+else:
+    print(int(pattern.search(text) is not None))
 """
 """The child reads its pattern as one JSON line on stdin, then the text: never through argv,
 which every local user reads in `ps` and which cannot hold a NUL or more than ~128 KiB."""
@@ -95,7 +102,7 @@ def too_slow(pattern: re.Pattern[str], seconds: float = REGEX_BUDGET_S) -> Agent
     )
 
 
-def _in_child(what: str, pattern: re.Pattern[str], text: str, seconds: float) -> int:
+def _in_child(what: str, pattern: re.Pattern[str], text: str, seconds: float) -> Any:
     """`count` or `search` in a child interpreter (-I -S: nothing of ours or the site's is
     imported), ended through its Popen handle past the budget: a thread has no signal to stop
     a runaway match with."""
@@ -117,19 +124,25 @@ def _in_child(what: str, pattern: re.Pattern[str], text: str, seconds: float) ->
         child.communicate()
         raise too_slow(pattern, seconds) from None
     try:
-        return int(out)
+        return json.loads(out)
     except ValueError:
         raise AgentTtyError(
             ErrorCode.INTERNAL_ERROR, f"the pattern {pattern.pattern!r} could not be judged (exit {child.returncode})"
         ) from None
 
 
-def count(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> int:
-    """How many times `pattern` matches `text`; INVALID_INPUT past the budget."""
+def matched_lines(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> list[str]:
+    """Each match of `pattern` in `text`, as the whole lines it spans (a wait's `--after-seq`
+    compares them with the screen's at that seq); INVALID_INPUT past the budget."""
     if _off_main_thread():
-        return _in_child("count", pattern, text, seconds)
+        return list(_in_child("lines", pattern, text, seconds))
     with _budget(pattern, seconds):
-        return sum(1 for _ in pattern.finditer(text))
+        return [_lines_of(text, match.start(), match.end()) for match in pattern.finditer(text)]
+
+
+def _lines_of(text: str, start: int, end: int) -> str:
+    stop = text.find("\n", end)
+    return text[text.rfind("\n", 0, start) + 1 : len(text) if stop < 0 else stop]
 
 
 def search(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> bool:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 SCROLLBACK_LINES = 10_000
@@ -95,9 +96,37 @@ def open_screen(cols: int, rows: int, on_reply: Reply | None = None, backend: st
     return PyteScreen(cols, rows, on_reply)
 
 
-def search_text(screen: Screen) -> str:
-    """What a wait searches: the scrollback, then the visible rows."""
-    return "\n".join([*screen.scrollback(), *screen.lines()])
+@dataclass(frozen=True)
+class SearchText:
+    """What a wait searches: the scrollback, then the visible rows, without trailing blanks;
+    and, where the cursor's row has blanks before the cursor, the same text with that row
+    keeping them (a prompt's last space: `wait --regex '\\$ $'` as well as `'^\\$$'`)."""
+
+    text: str
+    padded: str | None = None
+
+    def forms(self) -> tuple[str, ...]:
+        return (self.text,) if self.padded is None else (self.text, self.padded)
+
+
+def search_text(screen: Screen) -> SearchText:
+    rows = screen.lines()
+    back = screen.scrollback()
+    text = "\n".join([*back, *rows])
+    x, y, _visible = screen.cursor()
+    if not 0 <= y < len(rows) or _columns(rows[y]) >= x:
+        return SearchText(text)
+    rows = [*rows]
+    rows[y] += " " * (x - _columns(rows[y]))
+    return SearchText(text, "\n".join([*back, *rows]))
+
+
+def _columns(line: str) -> int:
+    if line.isascii():
+        return len(line)
+    from agent_tty.host.echo import width
+
+    return sum(width(char) for char in line)
 
 
 def screen_hash(lines: list[str]) -> str:

@@ -62,3 +62,35 @@ def test_gc_counts_many_live_sessions_in_one_line(cli: Cli) -> None:
     assert "kept 4 sessions: session host is still alive (running)" in text, text
     assert not any(sid in text for sid in made)
     assert sorted(s["sessionId"] for s in cli.run("gc").result["skippedSessions"]) == sorted(made)
+
+
+def test_the_prompt_example_of_wait_help_matches_a_prompt(tty: Cli) -> None:
+    sid = tty.create("bash", "--norc", "--noprofile", options=("--env", "PS1=$ "))["sessionId"]
+    done = tty.run("wait", sid, "--regex", r"\$ $", "--timeout", "10s")
+    assert done.code == 0 and done.result["matched"] is True, done.stdout
+    assert tty.run("wait", sid, "--regex", r"^\$$", "--timeout", "10s").code == 0
+    # Blanks are kept on the cursor row only, up to the cursor; the stripped form matches too.
+    tty.run("type", sid, "echo 'x   '\n")
+    assert tty.run("wait", sid, "--regex", "^x   $", "--timeout", "2s").code == 11
+
+
+def test_after_seq_sees_a_line_that_changed_where_another_match_went_away(tty: Cli) -> None:
+    sid = tty.create("sh", "-c", "seq 1000 | less", options=("--env", "LESSHISTFILE=-"))["sessionId"]
+    assert tty.run("wait", sid, "--text", "23", "--timeout", "10s").code == 0
+    tty.run("type", sid, "/250")
+    assert tty.run("wait", sid, "--text", "/250", "--timeout", "10s").code == 0
+    enter = tty.run("send-keys", sid, "Enter").result["seq"]
+    done = tty.run("wait", sid, "--text", "250", "--after-seq", str(enter), "--timeout", "10s")
+    assert done.code == 0 and done.result["matched"] is True, done.stdout
+    lines = tty.run("snapshot", sid).result["lines"]
+    assert lines[0] == "250" and "/250" not in lines
+
+
+def test_after_seq_does_not_take_text_that_only_scrolled_for_new(tty: Cli) -> None:
+    sid = tty.create("bash", "--norc", "--noprofile")["sessionId"]
+    assert tty.run("run", sid, "echo DONE", "--timeout", "10s").result["completed"] is True
+    seq = tty.run("type", sid, "seq 30\n").result["seq"]
+    assert tty.run("wait", sid, "--text", "29", "--timeout", "10s").code == 0
+    assert tty.run("wait", sid, "--text", "DONE", "--after-seq", str(seq), "--timeout", "1s").code == 11
+    assert tty.run("run", sid, "echo DONE", "--timeout", "10s").code == 0
+    assert tty.run("wait", sid, "--text", "DONE", "--after-seq", str(seq), "--timeout", "10s").code == 0

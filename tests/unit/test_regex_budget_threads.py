@@ -42,8 +42,18 @@ def test_a_runaway_pattern_in_a_thread_ends_at_the_budget() -> None:
 
 
 def test_a_thread_gets_the_same_answers_as_the_main_thread() -> None:
-    text = "first line\nsecond LINE\n\u00e9t\u00e9 \u4e2d\u6587 \U0001f600\nlast"
-    for source, flags in ((r"line", 0), (r"line", re.IGNORECASE), (r"^\w+$", re.MULTILINE), (r"\u4e2d.", 0), (r"zzz", 0)):
+    text = "first line\nsecond LINE\n\u00e9t\u00e9 \u4e2d\u6587 \U0001f600\udce9\nlast"
+    for source, flags in (
+        (r"line", 0), (r"line", re.IGNORECASE), (r"^\w+$", re.MULTILINE), (r"\u4e2d.", 0), (r"zzz", 0), (r"LINE\n.", 0), (r"$", 0),
+    ):  # fmt: skip
         pattern = re.compile(source, flags)
-        assert _in_thread(regex_budget.count, pattern, text) == regex_budget.count(pattern, text), source
+        lines = regex_budget.matched_lines(pattern, text)
+        assert _in_thread(regex_budget.matched_lines, pattern, text) == lines, source
         assert _in_thread(regex_budget.search, pattern, text) == regex_budget.search(pattern, text), source
+
+
+def test_matched_lines_are_the_whole_lines_a_match_spans() -> None:
+    text = "a x\nb\nc x y x\nd"
+    assert regex_budget.matched_lines(re.compile("x"), text) == ["a x", "c x y x", "c x y x"]
+    assert regex_budget.matched_lines(re.compile(r"x\nb"), text) == ["a x\nb"]
+    assert regex_budget.matched_lines(re.compile("d$"), text) == ["d"]
