@@ -40,6 +40,13 @@ def emit(result: dict[str, object], human: str | None = None) -> None:
     sys.stdout.flush()
 
 
+def note(text: str) -> None:
+    """A line for the human beside a result (stderr, never with --json): what a script that
+    reads stdout must not get mixed into it."""
+    if not GLOBALS.json:
+        sys.stderr.write(f"agent-tty {GLOBALS.command}: {text.translate(_shown_controls())}\n")
+
+
 _SHOWN: dict[int, str] = {}
 
 

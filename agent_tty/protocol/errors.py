@@ -33,6 +33,9 @@ class ExitCode(enum.IntEnum):
     """The event log could not be replayed."""
     WAIT_TIMEOUT = 11
     """A wait timed out (the envelope still says ok)."""
+    COMMAND_FAILED = 12
+    """`run`: the command completed with a non-zero exit status (the envelope still says ok,
+    with `exitStatus`), so `agent-tty run ID make && deploy` does not deploy after a failure."""
 
 
 class ErrorCode(enum.StrEnum):

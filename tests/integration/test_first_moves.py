@@ -94,3 +94,19 @@ def test_after_seq_does_not_take_text_that_only_scrolled_for_new(tty: Cli) -> No
     assert tty.run("wait", sid, "--text", "DONE", "--after-seq", str(seq), "--timeout", "1s").code == 11
     assert tty.run("run", sid, "echo DONE", "--timeout", "10s").code == 0
     assert tty.run("wait", sid, "--text", "DONE", "--after-seq", str(seq), "--timeout", "10s").code == 0
+
+
+def test_a_failed_command_fails_run_and_its_text_is_the_output_alone(cli: Cli) -> None:
+    sid = cli.create("bash", "--norc", "--noprofile")["sessionId"]
+    failed = cli.run("run", sid, "echo built-half; (exit 3)", "--timeout", "10s")
+    assert failed.code == 12 and failed.result["exitStatus"] == 3 and failed.doc["ok"] is True, failed.stdout
+    text = cli.run("run", sid, "echo built-half; (exit 3)", "--timeout", "10s", json_out=False)
+    assert text.code == 12 and text.stdout == "built-half\n", text
+    assert "exit status 3" in text.stderr
+    chained = subprocess.run(
+        ["sh", "-c", f'"$@" && echo DEPLOYED', "sh", *cli.command, "run", sid, "false"],
+        capture_output=True, text=True, env=cli.env(), timeout=30,
+    )
+    assert chained.returncode == 12 and "DEPLOYED" not in chained.stdout
+    ok = cli.run("run", sid, "echo fine", "--timeout", "10s", json_out=False)
+    assert ok.code == 0 and ok.stdout == "fine\n" and ok.stderr == ""

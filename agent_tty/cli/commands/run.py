@@ -29,14 +29,22 @@ def command(
     assert shell_command is not None
     timeout_ms = parse_timeout_ms(timeout, drive.RUN_TIMEOUT_MS)
     result = drive.run(cli_engine(), session_id, shell_command, timeout_ms, wait=not no_wait)
+    from agent_tty.cli.output import note
+    from agent_tty.protocol.errors import ExitCode
+
     if result["timedOut"]:
         emit(result, f"timed out waiting for the command to complete (seq {result['seq']})")
-        return 11
+        return ExitCode.WAIT_TIMEOUT
     if result["ended"]:
-        emit(result, f"the program ended before the command completed (exit code {result['exitCode']}, signal {result['exitSignal']})")
-        return 4  # SESSION_NOT_RUNNING's code: the session is no longer running
-    human = f"seq {result['seq']}" + (f", exit status {result['exitStatus']}" if result["completed"] else "")
-    if result["output"]:
-        human += "\n" + result["output"].rstrip("\n")
-    emit(result, human)
-    return 0
+        how = f"signal {result['exitSignal']}" if result["exitSignal"] is not None else f"exit code {result['exitCode']}"
+        emit(result, f"the program ended before the command completed ({how})")
+        return ExitCode.SESSION_NOT_RUNNING  # the session is no longer running
+    if not result["completed"]:  # --no-wait
+        emit(result, f"seq {result['seq']}")
+        return ExitCode.OK
+    # Text for scripts: stdout is the command's output alone; its status goes to stderr.
+    emit(result, (result["output"] or "").rstrip("\n"))
+    if result["exitStatus"] != 0:
+        note(f"exit status {result['exitStatus']} (seq {result['seq']})")
+        return ExitCode.COMMAND_FAILED
+    return ExitCode.OK
