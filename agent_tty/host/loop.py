@@ -909,7 +909,7 @@ class Host:
         try:
             conn.setblocking(True)
             conn.settimeout(1.0)
-            conn.sendall(rpc.encode(message))
+            conn.sendall(rpc.encode_reply(message))
         except OSError:
             pass
 
