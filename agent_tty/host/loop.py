@@ -1046,6 +1046,7 @@ class Host:
                 self.events.seq,
                 structured=bool(request.get("structured")),
                 scrollback=bool(request.get("scrollback")),
+                max_cells=request.get("maxCells"),
             )
         if op == "mark":
             label = str(request.get("label", ""))
