@@ -270,10 +270,13 @@ class Session:
             output=output,
         )
 
-    def snapshot(self, structured: bool = False, scrollback: bool = False) -> dict[str, Any]:
+    def snapshot(self, structured: bool = False, scrollback: bool = False, *, max_cells: int | None = None) -> dict[str, Any]:
+        """As `snapshot --json` (`structured`: `--format structured`). `max_cells`: a structured
+        snapshot of a screen with more cells (cols x rows) is INVALID_INPUT (`details.limit`,
+        `details.cells`), refused before the host reads a cell; the MCP server passes 20,000."""
         from agent_tty.ops import observe
 
-        return observe.snapshot(self.client._engine(), self.id, structured, scrollback)
+        return observe.snapshot(self.client._engine(), self.id, structured, scrollback, max_cells)
 
     def inspect(self) -> dict[str, Any]:
         from agent_tty.ops.sessions import inspect

@@ -910,7 +910,7 @@ class Host:
         try:
             conn.setblocking(True)
             conn.settimeout(1.0)
-            conn.sendall(rpc.encode(message))
+            conn.sendall(rpc.encode_reply(message))
         except OSError:
             pass
 
@@ -1047,6 +1047,7 @@ class Host:
                 self.events.seq,
                 structured=bool(request.get("structured")),
                 scrollback=bool(request.get("scrollback")),
+                max_cells=request.get("maxCells"),
             )
         if op == "mark":
             label = str(request.get("label", ""))

@@ -31,6 +31,11 @@ SessionId = Annotated[
 ]
 Seconds = Annotated[float, Field(ge=0, description="Seconds; 0 for no limit.")]
 
+STRUCTURED_CELLS_PER_CALL = 20_000
+"""The most cells (cols x rows) one structured `snapshot` returns (250x80, 200x100): the SDK
+validates and serializes a result on the event loop that answers every call, in single calls
+that hold the GIL, ~6 us a cell; 1000x250 held it for seconds (docs/adr/0025)."""
+
 READ = ToolAnnotations(read_only_hint=True, open_world_hint=False)
 DRIVE = ToolAnnotations(read_only_hint=False, destructive_hint=False, open_world_hint=False)
 END = ToolAnnotations(read_only_hint=False, destructive_hint=True, open_world_hint=False)
@@ -234,7 +239,10 @@ def build(home: str | None, client: Client | None = None) -> MCPServer:
     async def snapshot(
         ctx: Context,
         session_id: SessionId,
-        structured: Annotated[bool, Field(description="Also every cell with its colours and attributes.")] = False,
+        structured: Annotated[
+            bool,
+            Field(description=f"Also every cell with its colours and attributes; a screen of at most {STRUCTURED_CELLS_PER_CALL:,} cells (cols x rows), else INVALID_INPUT."),
+        ] = False,
         scrollback: Annotated[bool, Field(description="Also the lines that scrolled off the top.")] = False,
     ) -> _out("snapshot"):
         """The screen: its lines as text content, and the snapshot (cursor, seq, hash) as structured content."""
@@ -243,7 +251,9 @@ def build(home: str | None, client: Client | None = None) -> MCPServer:
             lines = [*result.get("scrollback", []), *result.get("lines", [])]
             return [TextContent(type="text", text="\n".join(lines).rstrip("\n"))]
 
-        return await call(ctx, lambda: client.find(session_id).snapshot(structured, scrollback), content=screen_text)
+        return await call(
+            ctx, lambda: client.find(session_id).snapshot(structured, scrollback, max_cells=STRUCTURED_CELLS_PER_CALL), content=screen_text
+        )
 
     @tool(name="screenshot", annotations=READ)
     async def screenshot(

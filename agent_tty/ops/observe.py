@@ -112,20 +112,32 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
     return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended}
 
 
-def take_snapshot(engine: Engine, session_id: str, structured: bool = False, scrollback: bool = False):  # type: ignore[no-untyped-def]
+def take_snapshot(  # type: ignore[no-untyped-def]
+    engine: Engine, session_id: str, structured: bool = False, scrollback: bool = False, max_cells: int | None = None
+):
     """The live host's snapshot, or, for an ended session, one replayed from its event log;
-    with the session's paths."""
-    request = {"op": "snapshot", "structured": structured, "scrollback": scrollback}
+    with the session's paths. `max_cells`: a structured snapshot of more cells is INVALID_INPUT,
+    refused by the host before it reads a cell (docs/adr/0025)."""
+    from agent_tty.protocol.values import check_cells
+
+    request: dict[str, Any] = {"op": "snapshot", "structured": structured, "scrollback": scrollback}
+    if structured and max_cells is not None:
+        request["maxCells"] = max_cells
     live, paths = call_live_or_none(engine, session_id, request)
     if live is not None:
+        if structured:
+            # A host started by an older agent-tty ignores maxCells: its answer is refused here.
+            check_cells(live["cols"], live["rows"], max_cells)
         return {**live, "source": "live"}, paths
     from agent_tty.terminal.replay import replay
     from agent_tty.terminal.screen import snapshot as screen_snapshot
 
     screen, seq = replay(paths.events)
-    return {**screen_snapshot(screen, seq, structured=structured, scrollback=scrollback), "source": "replay"}, paths
+    return {**screen_snapshot(screen, seq, structured=structured, scrollback=scrollback, max_cells=max_cells), "source": "replay"}, paths
 
 
-def snapshot(engine: Engine, session_id: str, structured: bool = False, scrollback: bool = False) -> dict[str, Any]:
-    result, _paths = take_snapshot(engine, session_id, structured, scrollback)
+def snapshot(
+    engine: Engine, session_id: str, structured: bool = False, scrollback: bool = False, max_cells: int | None = None
+) -> dict[str, Any]:
+    result, _paths = take_snapshot(engine, session_id, structured, scrollback, max_cells)
     return {"sessionId": session_id, **result}

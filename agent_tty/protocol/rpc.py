@@ -38,6 +38,20 @@ def encode(message: dict[str, Any]) -> bytes:
     return line
 
 
+def encode_reply(message: dict[str, Any]) -> bytes:
+    """One reply line of a host. Replies are bounded by MAX_REPLY, not by the request limit: a
+    structured snapshot of the largest screen is ~37 MB. A reply over MAX_REPLY (no screen
+    within the size limit gives one) becomes an error reply naming the limit, never a host
+    that dies while it answers."""
+    line = json.dumps(message, separators=(",", ":")).encode() + b"\n"
+    if len(line) - 1 > MAX_REPLY:
+        size = len(line) - 1
+        error = {"code": ErrorCode.PROTOCOL_ERROR.value, "details": {"limit": MAX_REPLY, "size": size},
+                 "message": f"the reply is {size} bytes encoded; a caller reads at most {MAX_REPLY} bytes a reply (64 MiB)"}
+        line = json.dumps({"ok": False, "error": error}, separators=(",", ":")).encode() + b"\n"
+    return line
+
+
 def decode(line: bytes) -> dict[str, Any]:
     try:
         message = json.loads(line)

@@ -72,6 +72,25 @@ def size_problem(cols: object, rows: object) -> str | None:
     return None
 
 
+def check_cells(cols: int, rows: int, most: int | None) -> None:
+    """A structured read of a cols x rows grid when the caller takes at most `most` cells a call
+    (None: no bound). The MCP server bounds its calls so that one large grid cannot hold the
+    event loop every other call is answered on (docs/adr/0025)."""
+    if most is None:
+        return
+    if isinstance(most, bool) or not isinstance(most, int) or most < 1:
+        raise invalid(f"invalid max_cells {most!r}: a whole number of cells, 1 or more", value=repr(most))
+    if cols * rows > most:
+        raise invalid(
+            f"a structured snapshot of {cols}x{rows} is {cols * rows:,} cells, over the {most:,} cells one call "
+            "returns: take the text snapshot (not structured), a screenshot, or a smaller screen (resize)",
+            limit=most,
+            cells=cols * rows,
+            cols=cols,
+            rows=rows,
+        )
+
+
 def check_size(cols: int, rows: int) -> None:
     problem = size_problem(cols, rows)
     if problem is not None:

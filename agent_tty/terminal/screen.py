@@ -133,8 +133,16 @@ def screen_hash(lines: list[str]) -> str:
     return hashlib.sha256("\n".join(lines).encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def snapshot(screen: Screen, seq: int, *, structured: bool = False, scrollback: bool = False) -> dict[str, Any]:
+def snapshot(
+    screen: Screen, seq: int, *, structured: bool = False, scrollback: bool = False, max_cells: int | None = None
+) -> dict[str, Any]:
+    """The snapshot's result; `max_cells`: refuse (INVALID_INPUT) a structured one of more cells,
+    before any cell is read."""
     cols, rows = screen.size
+    if structured:
+        from agent_tty.protocol.values import check_cells
+
+        check_cells(cols, rows, max_cells)
     lines = screen.lines()
     x, y, visible = screen.cursor()
     result: dict[str, Any] = {

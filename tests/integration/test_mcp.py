@@ -253,6 +253,61 @@ def test_waits_that_never_end_leave_the_other_tools_answered(cli: Cli) -> None:
     drive(cli, steps)
 
 
+FILL_SCREEN = """
+import sys, time
+cols, rows = int(sys.argv[1]), int(sys.argv[2])
+row = lambda y: "".join(f"\\x1b[3{(x + y) % 8};4{7 - (x + y) % 8}m{chr(65 + (x + y) % 26)}" for x in range(cols))
+sys.stdout.write("\\x1b[H\\x1b[2J" + "\\r\\n".join(row(y) for y in range(rows - 1)) + "\\r\\n\\x1b[0mFIL" + "LED")
+sys.stdout.flush()
+time.sleep(600)
+"""
+"""Fills a cols x rows screen with a colour per cell, then FILLED on the last row."""
+
+
+def test_a_structured_snapshot_past_the_cell_bound_is_refused_while_list_is_answered(cli: Cli) -> None:
+    """One structured snapshot of 1000x250 (32 MB of cells) held the event loop for seconds
+    (~30 s on a loaded machine): the SDK validates and serializes the result there, so every
+    other call waited. One call returns at most 20,000 cells (ADR 0025); past that the call is
+    refused before the host reads a cell, live or replayed."""
+    import sys
+
+    async def steps(session: Any) -> None:
+        argv = [sys.executable, "-c", FILL_SCREEN, "1000", "250"]
+        sid = (await ok(session, "create", argv=argv, cols=1000, rows=250)).structured_content["sessionId"]
+        assert (await ok(session, "wait", session_id=sid, text="FILLED", timeout=30)).structured_content["matched"]
+        answered: dict[str, Any] = {}
+
+        async def keep(name: str, tool: str, arguments: dict[str, Any]) -> None:
+            answered[name] = await session.call_tool(tool, arguments)
+
+        async with anyio.create_task_group() as group:
+            group.start_soon(keep, "snapshot", "snapshot", {"session_id": sid, "structured": True})
+            await anyio.sleep(0)  # the snapshot's request is sent first
+            group.start_soon(keep, "list", "list", {})
+        refused = error_of(answered["snapshot"])
+        assert refused["code"] == "INVALID_INPUT" and refused["exitCode"] == 2, refused
+        assert refused["details"] == {"limit": 20_000, "cells": 250_000, "cols": 1000, "rows": 250, "sessionId": sid}
+        assert "20,000" in refused["message"] and "1000x250" in refused["message"]
+        assert not answered["list"].is_error and answered["list"].structured_content["sessions"][0]["sessionId"] == sid
+
+        # The text of the same screen is not bounded; at the bound the cells come whole.
+        text = (await ok(session, "snapshot", session_id=sid)).structured_content
+        assert len(text["lines"]) == 250 and text["lines"][-1] == "FILLED"
+        await ok(session, "resize", session_id=sid, cols=200, rows=100)
+        cells = (await ok(session, "snapshot", session_id=sid, structured=True)).structured_content["cells"]
+        assert len(cells) == 100 and {len(row) for row in cells} == {200}
+        await ok(session, "resize", session_id=sid, cols=201, rows=100)
+        assert error_of(await session.call_tool("snapshot", {"session_id": sid, "structured": True}))["details"]["cells"] == 20_100
+
+        # An ended session's screen is replayed in the worker: the same bound, before any cell.
+        await ok(session, "destroy", session_id=sid)
+        replayed = error_of(await session.call_tool("snapshot", {"session_id": sid, "structured": True}))
+        assert replayed["code"] == "INVALID_INPUT" and replayed["details"]["limit"] == 20_000, replayed
+        assert (await ok(session, "snapshot", session_id=sid)).structured_content["source"] == "replay"
+
+    drive(cli, steps)
+
+
 class RawServer:
     """`agent-tty mcp` driven line by line, for what the SDK's client cannot send or do: a lone
     surrogate escape, closing stdin with a call in flight."""

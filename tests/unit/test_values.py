@@ -6,7 +6,7 @@ import pytest
 
 from agent_tty.protocol.errors import AgentTtyError, ExitCode
 from agent_tty.protocol.status import STATUS_POLICY, Status, policy
-from agent_tty.protocol.values import check_size, parse_duration, parse_duration_ms, parse_signal
+from agent_tty.protocol.values import check_cells, check_size, parse_duration, parse_duration_ms, parse_signal
 from agent_tty.storage.home import new_session_id, validate_session_id
 
 
@@ -43,6 +43,19 @@ def test_sizes() -> None:
         check_size(0, 24)
     with pytest.raises(AgentTtyError):
         check_size(80, 10001)
+
+
+def test_a_structured_read_is_bounded_by_the_callers_cells() -> None:
+    check_cells(1000, 250, None)  # no bound: the CLI's and the API's default
+    check_cells(200, 100, 20_000)  # at the bound
+    with pytest.raises(AgentTtyError) as info:
+        check_cells(201, 100, 20_000)
+    assert info.value.exit_code == ExitCode.INVALID_INPUT and "20,000" in info.value.message
+    assert info.value.details == {"limit": 20_000, "cells": 20_100, "cols": 201, "rows": 100}
+    for bad in (0, -1, True, 2.5, "20000"):
+        with pytest.raises(AgentTtyError) as info:
+            check_cells(80, 24, bad)  # type: ignore[arg-type]
+        assert info.value.exit_code == ExitCode.INVALID_INPUT and "max_cells" in info.value.message
 
 
 def test_session_ids() -> None:
