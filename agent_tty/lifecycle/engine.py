@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -29,6 +29,9 @@ class Engine:
     home: Home
     connections: ConnectionPool | None = None
     """A long-lived client's kept-open host connections (agent_tty.api); None: one per call."""
+    ambiguous: set[int] = field(default_factory=set)
+    """Groups whose kill read AMBIGUOUS in this engine (a frozen judgement may see what a
+    plain judge misses): their error says so (group_not_ended)."""
 
     def call_host(self, socket_path: str, request: dict[str, object], timeout: float | None, session_id: str) -> dict:  # type: ignore[type-arg]
         """One request to a session's host, at the path `socket` checked."""
@@ -134,6 +137,7 @@ class Engine:
         from agent_tty.platform.types import GroupVerdict
 
         if self.stop_group(group) is GroupVerdict.AMBIGUOUS:
+            self.ambiguous.add(group.pid)
             return False  # nothing was signalled, and no wait makes them provable (ADR 0026)
         return self.wait_group_gone(group, limit)
 
@@ -142,7 +146,9 @@ class Engine:
         (the kill sent nothing), else HOST_TIMEOUT with `what`."""
         from agent_tty.platform.types import GroupVerdict
 
-        if group is not None and self.platform.judge_group(group) is GroupVerdict.AMBIGUOUS:
+        if group is not None and (
+            group.pid in self.ambiguous or self.platform.judge_group(group) is GroupVerdict.AMBIGUOUS
+        ):
             return ambiguous_error(paths, group)
         return host_timeout(paths, what)
 

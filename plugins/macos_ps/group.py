@@ -231,6 +231,8 @@ def alive(group: GroupRef) -> bool:
         if frozen is GroupVerdict.OWNED:
             groups.signal_group(group.pid, signals.SIGCONT)
             return True
+        if frozen is GroupVerdict.AMBIGUOUS:
+            return True  # a chain forked after the reap, or a stranger: no wait passes on it (R20)
         if frozen is GroupVerdict.UNPROVEN:
             return False
     if not sys.platform.startswith("linux"):
