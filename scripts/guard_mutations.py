@@ -41,7 +41,7 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
     "DestroyStopsLeftovers": (
         [(
             "agent_tty/lifecycle/destroy.py",
-            "    if not engine.stop_group_and_wait(engine.group(paths)):\n        raise host_timeout(paths, \"a process of the session's program group is still running\")\n    return engine.record_destroyed(paths, manifest)",
+            "    if not engine.stop_group_and_wait(engine.group(paths)):\n        raise engine.group_not_ended(paths, engine.group(paths), \"a process of the session's program group is still running\")\n    return engine.record_destroyed(paths, manifest)",
             "    return engine.record_destroyed(paths, manifest)",
         )],
         "tests/integration/test_lifecycle.py::test_destroy_stops_what_an_exited_program_left",
@@ -187,7 +187,7 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
     "ManifestlessForce": (
         [(
             "agent_tty/lifecycle/destroy.py",
-            "    elif not engine.stop_group_and_wait(group):\n        raise host_timeout(paths, \"a process of the session's program group is still running\")",
+            "    elif not engine.stop_group_and_wait(group):\n        raise engine.group_not_ended(paths, group, \"a process of the session's program group is still running\")",
             "    elif False:\n        pass",
         )],
         "tests/integration/test_unreadable_manifest.py::test_destroy_force_stops_a_live_session_whose_manifest_cannot_be_read[empty]",

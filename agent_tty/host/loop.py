@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import itertools
 import os
@@ -24,9 +25,9 @@ from agent_tty.platform.types import GroupRef, ProgramHandle, Stop
 from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.protocol.status import Status, policy
-from agent_tty.storage.files import FolderGone, write_marker
+from agent_tty.storage.files import FolderGone, write_marker, write_record
 from agent_tty.storage.home import SessionPaths
-from agent_tty.storage.records import Failure
+from agent_tty.storage.records import Failure, ProgramRecord
 from agent_tty.terminal.output import OutputSearch, ProgramOutput, plain_text, visible
 
 if TYPE_CHECKING:
@@ -498,11 +499,32 @@ class Host:
         ended = self.program.poll_exit()
         if ended is None:
             return
+        self._record_reap()
         self.exit = ended
         self._drain_output()
         self.events.append("exit", exit_code=ended.exit_code, exit_signal=ended.exit_signal)
         self._settle_waits_at_exit()
         self._on_program_exit()
+
+    def _record_reap(self) -> None:
+        """RecordsReap: what the plugin reads right after our waitpid (macos_ps: the moment, on
+        its clock) goes on our GroupRef and into program.json before any record says the program
+        ended, so every later judge of a leftover has it (ADR 0026). A write that fails leaves
+        the record without it: the leftovers then read ambiguous, never signalled."""
+        try:
+            reaped = self.platform.capture_reap(self.group.mechanism, self.group.pid)
+        except (OSError, AgentTtyError):
+            return
+        if reaped is None:
+            return
+        self.group = dataclasses.replace(self.group, reaped=reaped)
+        record = ProgramRecord(
+            version=1, mechanism=self.group.mechanism, pid=self.group.pid, proof=self.group.proof, reaped=reaped
+        )
+        try:
+            write_record(self.paths.program, record)
+        except (FolderGone, AgentTtyError):
+            pass  # the folder is gone, or a full disk: our own GroupRef still carries it
 
     def _settle_waits_at_exit(self) -> None:
         """The screen can change no more: judge every wait once, then end the rest."""

@@ -147,7 +147,7 @@ def stop_leftovers_then_record_destroyed(engine: Engine, paths: SessionPaths, ma
     """DestroyStopsLeftovers: a process the program left behind (trap '' HUP; sleep &) is
     killed through program.json's proof, and destroyed is written only once it is gone."""
     if not engine.stop_group_and_wait(engine.group(paths)):
-        raise host_timeout(paths, "a process of the session's program group is still running")
+        raise engine.group_not_ended(paths, engine.group(paths), "a process of the session's program group is still running")
     return engine.record_destroyed(paths, manifest)
 
 
@@ -167,9 +167,12 @@ def _plain(engine: Engine, paths: SessionPaths, manifest: Manifest) -> Manifest:
             return stop_leftovers_then_record_destroyed(engine, paths, after.manifest)
         if after.host == "dead":
             # The host is gone but its program's group did not end in time (or cannot be proven).
-            if engine.unprovable(paths, after.manifest, engine.group(paths)):
+            group = engine.group(paths)
+            if engine.unprovable(paths, after.manifest, group):
                 raise unprovable_error(paths, after.manifest) from None
-            raise host_timeout(paths, "the session host is dead and its program's group did not end in time") from None
+            raise engine.group_not_ended(
+                paths, group, "the session host is dead and its program's group did not end in time"
+            ) from None
         raise
     # R9: success only once we read destroyed.
     final = engine.read_manifest(paths)
@@ -214,7 +217,7 @@ def _force_without_manifest(engine: Engine, paths: SessionPaths, err: AgentTtyEr
     if group is None:
         blind = f"{paths.program} is missing or does not parse"
     elif not engine.stop_group_and_wait(group):
-        raise host_timeout(paths, "a process of the session's program group is still running")
+        raise engine.group_not_ended(paths, group, "a process of the session's program group is still running")
     try:
         write_marker(paths.destroyed_marker)
     except FolderGone:
@@ -245,8 +248,9 @@ def _force(engine: Engine, paths: SessionPaths, manifest: Manifest) -> DestroyOu
     if blind is not None:
         return DestroyOutcome(engine.record_destroyed(paths, again), already=False, group_unchecked=blind)
     # A read that fails after the first check fails the destroy: the group may have read alive.
-    if not engine.stop_group_and_wait(_read_group(engine, paths)):
-        raise host_timeout(paths, "a process of the session's program group is still running")
+    group = _read_group(engine, paths)
+    if not engine.stop_group_and_wait(group):
+        raise engine.group_not_ended(paths, group, "a process of the session's program group is still running")
     again = engine.read_manifest(paths)
     if again.status is Status.DESTROYED:
         return DestroyOutcome(again, already=True)

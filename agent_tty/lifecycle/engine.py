@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING
 
@@ -16,7 +16,7 @@ from agent_tty.storage.records import HostRecord, Manifest, ProgramRecord
 
 if TYPE_CHECKING:
     from agent_tty.platform.manager import Platform
-    from agent_tty.platform.types import GroupRef, HostVerdict
+    from agent_tty.platform.types import GroupRef, GroupVerdict, HostVerdict
     from agent_tty.protocol.rpc import ConnectionPool
 
 GROUP_WAIT_S = 5.0
@@ -29,6 +29,9 @@ class Engine:
     home: Home
     connections: ConnectionPool | None = None
     """A long-lived client's kept-open host connections (agent_tty.api); None: one per call."""
+    ambiguous: set[int] = field(default_factory=set)
+    """Groups whose kill read AMBIGUOUS in this engine (a frozen judgement may see what a
+    plain judge misses): their error says so (group_not_ended)."""
 
     def call_host(self, socket_path: str, request: dict[str, object], timeout: float | None, session_id: str) -> dict:  # type: ignore[type-arg]
         """One request to a session's host, at the path `socket` checked."""
@@ -89,6 +92,7 @@ class Engine:
             folder=paths.folder,
             host_identity=host.identity if host is not None else None,
             session_id=paths.session_id,
+            reaped=record.reaped,
         )
 
     def judge_host(self, paths: SessionPaths, manifest: Manifest) -> HostVerdict:
@@ -111,11 +115,11 @@ class Engine:
 
     # ------------------------------------------------------------ the program's group
 
-    def stop_group(self, group: GroupRef) -> None:
-        """SIGKILL through the one proof-then-kill path (R15)."""
+    def stop_group(self, group: GroupRef) -> GroupVerdict:
+        """SIGKILL through the one proof-then-kill path (R15); the verdict the proof read."""
         from agent_tty.platform.types import Stop
 
-        self.platform.kill_group(group, Stop.KILL)
+        return self.platform.kill_group(group, Stop.KILL)
 
     def wait_group_gone(self, group: GroupRef, limit: float = GROUP_WAIT_S) -> bool:
         deadline = time.monotonic() + limit
@@ -130,8 +134,23 @@ class Engine:
         No record proves nothing: no kill, and nothing to wait for."""
         if group is None:
             return True
-        self.stop_group(group)
+        from agent_tty.platform.types import GroupVerdict
+
+        if self.stop_group(group) is GroupVerdict.AMBIGUOUS:
+            self.ambiguous.add(group.pid)
+            return False  # nothing was signalled, and no wait makes them provable (ADR 0026)
         return self.wait_group_gone(group, limit)
+
+    def group_not_ended(self, paths: SessionPaths, group: GroupRef | None, what: str) -> AgentTtyError:
+        """Why a group did not end: processes nothing tells from a group that took the id
+        (the kill sent nothing), else HOST_TIMEOUT with `what`."""
+        from agent_tty.platform.types import GroupVerdict
+
+        if group is not None and (
+            group.pid in self.ambiguous or self.platform.judge_group(group) is GroupVerdict.AMBIGUOUS
+        ):
+            return ambiguous_error(paths, group)
+        return host_timeout(paths, what)
 
     def unprovable(self, paths: SessionPaths, manifest: Manifest, group: GroupRef | None) -> bool:
         """A manifest names a program but program.json cannot prove its group: the program may
@@ -189,6 +208,26 @@ def unlink_socket(manifest: Manifest) -> None:
 
 def host_timeout(paths: SessionPaths, what: str) -> AgentTtyError:
     return AgentTtyError(ErrorCode.HOST_TIMEOUT, what, sessionId=paths.session_id)
+
+
+AMBIGUOUS_GROUP = (
+    "processes run in the program's process group {pgid}, but nothing proves they are the session's: "
+    "its leader ended, and they started after the session host saw it end (or no host saw it end), "
+    "so they may be an unrelated job that got the same process group id; nothing was signalled"
+)
+"""What is unknown when a group reads ambiguous (ADR 0026): gc's reason and destroy's error."""
+
+
+def ambiguous_error(paths: SessionPaths, group: GroupRef) -> AgentTtyError:
+    return AgentTtyError(
+        ErrorCode.HOST_TIMEOUT,
+        AMBIGUOUS_GROUP.format(pgid=group.pid)
+        + f". Check them with `ps -o pid,sid,lstart,args -g {group.pid}` and end them yourself if they are the "
+        "session's; destroy then records the session destroyed",
+        sessionId=paths.session_id,
+        processGroup=group.pid,
+        verdict="ambiguous",
+    )
 
 
 def unprovable_error(paths: SessionPaths, manifest: Manifest) -> AgentTtyError:

@@ -8,7 +8,7 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from agent_tty.lifecycle.engine import POLL_S, Engine, unlink_socket, unreadable
+from agent_tty.lifecycle.engine import AMBIGUOUS_GROUP, POLL_S, Engine, unlink_socket, unreadable
 from agent_tty.lifecycle.incomplete import Incomplete, incomplete, what_runs, why_kept
 from agent_tty.lifecycle.reconcile import reconcile
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
@@ -23,6 +23,17 @@ if TYPE_CHECKING:
 RM_RETRY_DELAYS_S = (0.01, 0.02, 0.03)
 """A late write can land while rmtree runs (ENOTEMPTY at its last rmdir): remove again."""
 GROUP_RUNS = "the session's program group still runs (destroy ends it)"
+
+
+class KeptAmbiguous(Exception):
+    """The group reads ambiguous (ADR 0026): gc keeps the folder, the only record that may
+    prove those processes the program's (R20), and says what is unknown; destroy would refuse."""
+
+    def __init__(self, pgid: int) -> None:
+        super().__init__(
+            AMBIGUOUS_GROUP.format(pgid=pgid)
+            + f" (check them with `ps -o pid,sid,lstart,args -g {pgid}`; once they ended, gc removes the session)"
+        )
 HOST_END_WAIT_S = 2.0
 """How long gc waits for the host of an ended session to end after its last write."""
 
@@ -50,6 +61,8 @@ def gc(engine: Engine, options: GcOptions) -> GcReport:
     for session_id in engine.home.session_ids():
         try:
             reason = _collect(engine, session_id, options)
+        except KeptAmbiguous as kept:
+            reason = str(kept)
         except AgentTtyError as err:
             if err.code.value == "SESSION_NOT_FOUND":
                 continue  # another command removed it meanwhile
@@ -202,10 +215,14 @@ def _kept_by_the_living(engine: Engine, paths: SessionPaths, last: Manifest) -> 
 def _group_runs(engine: Engine, group: GroupRef | None) -> bool:
     """A proven member runs (owned); or no member is in view but the id is still in use by
     something that is not only zombies (GcProbesUnseenGroup). A group gc cannot check
-    (unknown, unshared) proves nothing: gc never keeps a session no command can remove."""
+    (unknown, unshared) proves nothing: gc never keeps a session no command can remove. One
+    whose processes may be the program's but cannot be told from a group that took the id
+    (ambiguous) keeps it with that reason (KeptAmbiguous)."""
     if group is None:
         return False
     verdict = engine.platform.judge_group(group).value
+    if verdict == "ambiguous":
+        raise KeptAmbiguous(group.pid)
     if verdict == "owned":
         return True
     return verdict == "gone" and engine.platform.group_alive(group)

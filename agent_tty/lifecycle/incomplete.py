@@ -68,6 +68,6 @@ def what_runs(engine: Engine, paths: SessionPaths, what: str) -> str | None:
     group = engine.group(paths)  # an unreadable program.json raises: gc says why it keeps it
     if group is not None:
         verdict = engine.platform.judge_group(group).value
-        if verdict in ("owned", "unknown", "unshared") or engine.platform.group_alive(group):
+        if verdict in ("owned", "unknown", "unshared", "ambiguous") or engine.platform.group_alive(group):
             return f"{what}, but its program's group reads {verdict}"
     return None

@@ -55,6 +55,10 @@ class MechanismPlugin:
         must not read it OWNED from a pid alone (the kit's [signals-without-proof])."""
         return CapturedProgram(proof=None)
 
+    def capture_reap(self, pid: int) -> dict[str, Any] | None:
+        """Default: nothing; your judge_group then gets `reaped=None` on every GroupRef."""
+        return None
+
     def runs_inside(self, program_pid: int, host_identity: dict[str, Any] | None) -> bool:
         """Default: inside. A needless re-run of destroy costs one process; a wrong "outside"
         lets a destroy die in its own kill."""
@@ -110,6 +114,10 @@ class MechanismPlugin:
     @hookimpl
     def agent_tty_capture_program(self, mechanism: str, pid: int, host_pid: int) -> CapturedProgram | None:
         return self.capture_program(pid, host_pid) if self._ours(mechanism) else None
+
+    @hookimpl
+    def agent_tty_capture_reap(self, mechanism: str, pid: int) -> dict[str, Any] | None:
+        return self.capture_reap(pid) if self._ours(mechanism) else None
 
     @hookimpl
     def agent_tty_runs_inside(

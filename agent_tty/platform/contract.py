@@ -20,6 +20,7 @@ HOOKS = (
     "agent_tty_probe",
     "agent_tty_spawn",
     "agent_tty_capture_program",
+    "agent_tty_capture_reap",
     "agent_tty_runs_inside",
     "agent_tty_leave_program_group",
     "agent_tty_judge_group",
@@ -56,6 +57,7 @@ def check_plugin(plugin: Any, mechanism: str) -> ProbeResult:
     foreign_calls = {
         "agent_tty_spawn": {"request": SpawnRequest(FOREIGN, ("true",), {}, None, 80, 24)},
         "agent_tty_capture_program": {"mechanism": FOREIGN, "pid": 2**22 + 7, "host_pid": 1},
+        "agent_tty_capture_reap": {"mechanism": FOREIGN, "pid": 2**22 + 7},
         "agent_tty_runs_inside": {"mechanism": FOREIGN, "program_pid": 2**22 + 7, "host_identity": None},
         "agent_tty_leave_program_group": {"mechanism": FOREIGN},
         "agent_tty_judge_group": {"group": group},

@@ -55,6 +55,21 @@ def agent_tty_capture_program(mechanism: str, pid: int, host_pid: int) -> Captur
 
 
 @hookspec(firstresult=True)
+def agent_tty_capture_reap(mechanism: str, pid: int) -> dict[str, Any] | None:
+    """Read, right after the host reaped the program's leader `pid`, what later tells the
+    program's leftovers from processes that took the id once the program's session ended.
+
+    Called by the host only, once, in the same step as the reap (waitpid), never by a command.
+    The host writes the answer into program.json (`reaped`) and every later GroupRef carries it
+    as `reaped`; it stays None when the host died first and another process reaped the leader,
+    so a judge must not need it to read a group OWNED through a token. Return None when the
+    plugin needs nothing (a token or a cgroup proves members without it). Must be cheap: no
+    scan. macos_ps records the moment, on the clock of its start times (ADR 0026).
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
 def agent_tty_runs_inside(mechanism: str, program_pid: int, host_identity: dict[str, Any] | None) -> bool | None:
     """Whether this very process runs inside the program's session (a destroy the program
     ran would die in its own kill: ReRunsInNewSession). Err towards True. `host_identity` is

@@ -256,6 +256,10 @@ class Platform:
         )
         return result if result is not None else CapturedProgram(proof=None)
 
+    def capture_reap(self, mechanism: str, pid: int) -> dict[str, Any] | None:
+        result = self._hook(mechanism, self._pm.hook.agent_tty_capture_reap, mechanism=mechanism, pid=pid)
+        return result if isinstance(result, dict) else None
+
     def runs_inside(self, mechanism: str, program_pid: int, host_identity: dict[str, Any] | None) -> bool:
         result = self._hook(
             mechanism,

@@ -19,6 +19,11 @@ class GroupVerdict(enum.StrEnum):
     """A read was refused or failed: cannot tell."""
     UNSHARED = "unshared"
     """This process does not see the host's pid space."""
+    AMBIGUOUS = "ambiguous"
+    """Live processes hold the id as the program's leftovers would, but the proof cannot tell
+    them from a group that took the id after the program's ended (macos_ps: a member that
+    started after the leader's reap, or no reap was recorded). Never signalled (R15); it keeps
+    the session (R20): gc keeps its folder and destroy refuses, saying so (ADR 0026)."""
 
 
 class Stop(enum.IntEnum):
@@ -116,3 +121,8 @@ class GroupRef:
     host_identity: dict[str, Any] | None = None
     """host.json's identity, to tell whether this process shares the host's pid space."""
     session_id: str = ""
+    reaped: dict[str, Any] | None = None
+    """What capture_reap read when the host reaped the program's leader (program.json's
+    `reaped`); None while no host of ours reaped it: the leader runs, it was reaped by another
+    process (the host died first), the plugin reads nothing then, or an older host wrote the
+    record."""

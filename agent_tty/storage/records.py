@@ -81,6 +81,9 @@ class ProgramRecord(Record):
     """The program's pid, which is also its process group and session id."""
     proof: dict[str, Any] | None = None
     """Plugin data that proves membership (a token); None proves only what the plugin allows."""
+    reaped: dict[str, Any] | None = None
+    """Plugin data the host read right after it reaped the leader (capture_reap), written once
+    then; None before, or when another process reaped it. Records without it read as None."""
 
 
 EventType = Literal["start", "output", "input", "resize", "signal", "exit", "destroy", "marker", "gap", "checkpoint"]

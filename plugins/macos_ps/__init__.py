@@ -3,8 +3,10 @@
 macOS has no session token (no autogroups, no cgroups), so this is the "no token" path of the
 lifecycle model: program.json records the leader's start time, and a group is the program's
 while a live member of ours runs in it and the leader with that start time still exists, or
-the leader gone, the member is in the program's session (group.py says why that holds).
-host.json records the host's start time and the session its command line names (host.py).
+the leader gone, the member is in the program's session and started no later than the moment
+the host reaped the leader, which capture_reap records in program.json (group.py says why that
+holds; ADR 0026). host.json records the host's start time and the session its command line
+names (host.py).
 
 It reads processes through psutil (imported only inside the hooks that need it: commands that
 never judge a process do not pay for it), and the process group and session ids through
@@ -17,6 +19,13 @@ a group of its own; R15 and R16 hold only as far as the leader's pid and start t
 group (the model's current-no-token run leaves them out); on macOS a zombie reads alive until
 it is reaped; on Linux a start time counts in clock ticks (10 ms), and a CLI in another pid
 namespace is not told apart (no UNSHARED verdict): pin it there only in one pid namespace.
+Once the leader is gone, a member that started after the host's reap (a fork chain that
+outlived the leader) and every member when no host reaped it (the host died first, or an older
+agent-tty wrote the record) read AMBIGUOUS: never signalled, so destroy refuses and gc keeps
+the session until they end, since a session that took the pid looks the same. On Linux one
+that took it within the reap's 10 ms tick is not told apart (the pid space must wrap within
+that tick); on macOS, where start times are wall-clock times, neither is one started after a
+step of the clock back past the reap.
 """
 
 from __future__ import annotations
@@ -106,6 +115,15 @@ def agent_tty_capture_program(mechanism: str, pid: int, host_pid: int) -> Captur
     from agent_tty_plugins.macos_ps import group
 
     return CapturedProgram(proof=group.capture(pid, host_pid))
+
+
+@hookimpl
+def agent_tty_capture_reap(mechanism: str, pid: int) -> dict[str, Any] | None:
+    if not _ours(mechanism):
+        return None
+    from agent_tty_plugins.macos_ps import group
+
+    return group.capture_reap()
 
 
 @hookimpl

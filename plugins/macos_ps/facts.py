@@ -65,3 +65,27 @@ def start_of(record: dict[str, Any] | None, clock: str) -> float | None:
 
 def same_start(a: float, b: float) -> bool:
     return abs(a - b) <= START_TOLERANCE_S
+
+
+def reaped_at(record: dict[str, Any] | None, clock: str) -> float | None:
+    """The moment the host reaped the leader (program.json's `reaped`) when it was read on
+    `clock`, else None: no moment, no proof that a member is older than the reap."""
+    if not record or record.get("clock") != clock:
+        return None
+    value = record.get("reapedAt")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        return None
+    return float(value)
+
+
+def other_boot(record: dict[str, Any] | None, boot: str | None) -> bool:
+    """The reap was recorded in another boot than this one: nothing of the program survived it.
+    Only when both ids were read (macOS records none: its start times are wall-clock times)."""
+    recorded = record.get("bootId") if record else None
+    return isinstance(recorded, str) and boot is not None and recorded != boot
+
+
+def started_by(start: float | None, moment: float) -> bool:
+    """A start time no later than `moment` (the same Linux tick counts: a start time is
+    truncated to it, so a process forked before the moment never reads after it)."""
+    return start is not None and start <= moment + START_TOLERANCE_S

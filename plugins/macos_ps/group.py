@@ -6,9 +6,12 @@ that start time still exists (alive, or a zombie nobody reaped yet) or, the lead
 process is in the program's session (session id `pid`). Neither Darwin nor Linux gives a new
 process a pid that is still a process group or session id, so while the session lives its id
 names it alone; once it ended, a new process may take the pid, and its other start time reads
-UNPROVEN. What this cannot prove is a whole new session at that pid whose leader also ended
-(docs of the plugin: limits). A record is acted on only while its session folder exists
-(FallbackNeedsFolder).
+UNPROVEN. A whole new session at that pid whose leader also ended (setsid, fork, exit) looks
+like the program's leftovers by its ids; but the pid is taken until the host reaps the leader,
+so every process of such a session started after that reap. The host records the moment
+(capture_reap, program.json's `reaped`), and a member proves the group only if it started no
+later (ReapDatesMembers); any other member reads AMBIGUOUS, never signalled (ADR 0026). A
+record is acted on only while its session folder exists (FallbackNeedsFolder).
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any
 from agent_tty.platform.types import GroupRef, GroupVerdict
 from agent_tty_plugins._posix import groups
 from agent_tty_plugins.macos_ps import procs
-from agent_tty_plugins.macos_ps.facts import same_start, start_of
+from agent_tty_plugins.macos_ps.facts import other_boot, reaped_at, same_start, start_of, started_by
 
 CAPTURE_LIMIT_S = 0.25
 """How long the capture waits for the child to lead its own session (TokenNamesProgram)."""
@@ -48,6 +51,16 @@ def capture(pid: int, host_pid: int) -> dict[str, Any] | None:
         if time.monotonic() >= deadline:
             return None
         time.sleep(0.002)
+
+
+def capture_reap() -> dict[str, Any]:
+    """Right after the host's waitpid: the moment, on the clock of the start times (RecordsReap).
+    Read after the reap, so a member the program forked before it never reads later."""
+    reaped: dict[str, Any] = {"reapedAt": procs.now(), "clock": procs.clock()}
+    boot = procs.boot_id()
+    if boot is not None:
+        reaped["bootId"] = boot
+    return reaped
 
 
 def _ours(proc: procs.Proc) -> bool:
@@ -77,14 +90,28 @@ def judge(group: GroupRef) -> tuple[GroupVerdict, procs.Proc | None]:
             # group. Another user's reads "cannot tell", not UNPROVEN, which reads the group
             # ended (ReusedIdReadsGone) and would record destroyed while it runs.
             return (GroupVerdict.OWNED, leader) if _ours(leader) else (GroupVerdict.UNKNOWN, None)
-        # The leader is a zombie: what it left in its group still runs under its proof.
-    return _judge_members(group, proven_leader=start is not None)
+        # The leader is a zombie: its pid is still taken, so no other session can hold the
+        # id, and what it left in its group still runs under its proof.
+        return _judge_members(group, proven_leader=start is not None, reaped=None, leader_held=True)
+    if other_boot(group.reaped, procs.boot_id()):
+        return GroupVerdict.UNPROVEN, None  # nothing of the program outlived the reboot
+    reaped = reaped_at(group.reaped, procs.clock())
+    return _judge_members(group, proven_leader=start is not None, reaped=reaped, leader_held=False)
 
 
-def _judge_members(group: GroupRef, proven_leader: bool) -> tuple[GroupVerdict, procs.Proc | None]:
+def _judge_members(
+    group: GroupRef, proven_leader: bool, reaped: float | None, leader_held: bool
+) -> tuple[GroupVerdict, procs.Proc | None]:
     """The leader is gone or a zombie: a live member of the group that is in the program's
-    session proves it. A member can fork and end while one scan runs: scan twice before GONE."""
+    session proves it, if it is surely the program's. While the leader holds its pid (a zombie)
+    every member is. Once it was reaped, the id is free again when the program's session ends,
+    and a new session at that pid (setsid, a fork, an exit) has members just like it; but no
+    process that took the id can have started before the reap, so a member that started by
+    then proves the group (ReapDatesMembers). One that started later, or any member when no
+    reap was recorded (the host died first), reads AMBIGUOUS: never signalled (R15).
+    A member can fork and end while one scan runs: scan twice before GONE."""
     cannot_tell = False
+    ambiguous = False
     live_seen = False
     for _scan in range(2):
         scan = procs.scan_group(group.pid)
@@ -94,13 +121,19 @@ def _judge_members(group: GroupRef, proven_leader: bool) -> tuple[GroupVerdict, 
                 continue
             live_seen = True
             if member.sid == group.pid:
-                if proven_leader and _ours(member):
+                if not (proven_leader and _ours(member)):
+                    # Another user's process in the session (a setuid-root helper the program
+                    # started), or no start time was recorded: it keeps the group alive, proves nothing.
+                    cannot_tell = True
+                elif leader_held or (reaped is not None and started_by(member.start, reaped)):
                     return GroupVerdict.OWNED, member
-                # Another user's process in the session (a setuid-root helper the program
-                # started), or no start time was recorded: it keeps the group alive, proves nothing.
-                cannot_tell = True
+                else:
+                    # The program's fork after the reap, or a session that took the id.
+                    ambiguous = True
         if live_seen:
             break
+    if ambiguous:
+        return GroupVerdict.AMBIGUOUS, None
     if cannot_tell:
         return GroupVerdict.UNKNOWN, None
     return (GroupVerdict.UNPROVEN if live_seen else GroupVerdict.GONE), None
@@ -184,7 +217,7 @@ def _only_zombies_twice(pgid: int) -> bool:
 def alive(group: GroupRef) -> bool:
     """True when owned or when the answer is unknown; False when gone or someone else's."""
     verdict, _member = judge(group)
-    if verdict in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED):
+    if verdict in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED, GroupVerdict.AMBIGUOUS):
         return True
     if verdict is GroupVerdict.UNPROVEN:
         return False  # ReusedIdReadsGone: the id now names someone else's group
@@ -198,6 +231,8 @@ def alive(group: GroupRef) -> bool:
         if frozen is GroupVerdict.OWNED:
             groups.signal_group(group.pid, signals.SIGCONT)
             return True
+        if frozen is GroupVerdict.AMBIGUOUS:
+            return True  # a chain forked after the reap, or a stranger: no wait passes on it (R20)
         if frozen is GroupVerdict.UNPROVEN:
             return False
     if not sys.platform.startswith("linux"):

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -69,6 +70,27 @@ def _start(proc: psutil.Process) -> tuple[float, str]:
 def clock() -> str:
     """The clock this psutil reads start times on: a record on another clock cannot be compared."""
     return _start(psutil.Process())[1]
+
+
+def now() -> float:
+    """This moment on `clock()`, as a process forked now would read its start time, or earlier:
+    Linux counts start times from boot on CLOCK_BOOTTIME (truncated to ticks, so a process
+    forked before this read never reads later than it); macOS stamps them with the wall clock."""
+    if LINUX:
+        since_boot = time.clock_gettime(time.CLOCK_BOOTTIME)
+        return since_boot if clock() == "boot" else psutil.boot_time() + since_boot
+    return time.time()
+
+
+def boot_id() -> str | None:
+    """Linux's id of this boot: a start time counted from boot is compared within one boot only."""
+    if not LINUX:
+        return None
+    try:
+        with open("/proc/sys/kernel/random/boot_id") as handle:
+            return handle.read().strip() or None
+    except OSError:
+        return None
 
 
 def _ids(pid: int) -> tuple[int | None, int | None]:

@@ -105,6 +105,7 @@ def test_leader_and_start_time_prove_the_group(tmp_path: Path) -> None:
 def test_what_the_leader_left_in_its_session_is_proven_and_killed(tmp_path: Path) -> None:
     from agent_tty.platform.types import GroupRef, GroupVerdict
     from agent_tty_plugins import macos_ps as plugin
+    from agent_tty_plugins.macos_ps import procs
 
     pid_file = tmp_path / "left.pid"
     leader = _session_leader("sh", "-c", f"sleep 30 & echo $! > {pid_file}; sleep 0.3")
@@ -112,9 +113,24 @@ def test_what_the_leader_left_in_its_session_is_proven_and_killed(tmp_path: Path
         _wait_leads(leader.pid)
         proof = plugin.agent_tty_capture_program(mechanism=M, pid=leader.pid, host_pid=os.getpid()).proof
         assert proof is not None
-        leader.wait(timeout=5)  # reaped: only the process it left runs, in its group and session
+        leader.wait(timeout=5)  # reaped as the host reaps: only the process it left runs
+        reaped = plugin.agent_tty_capture_reap(mechanism=M, pid=leader.pid)
         left = int(pid_file.read_text())
-        group = GroupRef(M, leader.pid, proof, tmp_path)
+        # ReapDatesMembers: without the moment of the reap, nothing tells the process left from
+        # a session that took the id after the program's ended: never signalled.
+        undated = GroupRef(M, leader.pid, proof, tmp_path)
+        assert plugin.agent_tty_judge_group(group=undated) is GroupVerdict.AMBIGUOUS
+        assert plugin.agent_tty_kill_group(group=undated, signal=signal.SIGKILL) is GroupVerdict.AMBIGUOUS
+        assert plugin.agent_tty_group_alive(group=undated) is True
+        # A reap recorded before the member started: it may have taken the id since.
+        early = GroupRef(M, leader.pid, proof, tmp_path, reaped={**reaped, "reapedAt": proof["startTime"] - 1})
+        assert plugin.agent_tty_kill_group(group=early, signal=signal.SIGKILL) is GroupVerdict.AMBIGUOUS
+        state = procs.read(left)
+        assert state is not None and state.live, "a member the proof cannot date was signalled"
+        if "bootId" in reaped:  # a reap of another boot: nothing of the program survived it
+            other = GroupRef(M, leader.pid, proof, tmp_path, reaped={**reaped, "bootId": "another-boot"})
+            assert plugin.agent_tty_judge_group(group=other) is GroupVerdict.UNPROVEN
+        group = GroupRef(M, leader.pid, proof, tmp_path, reaped=reaped)
         assert plugin.agent_tty_judge_group(group=group) is GroupVerdict.OWNED
         assert plugin.agent_tty_group_alive(group=group) is True
         assert plugin.agent_tty_kill_group(group=group, signal=signal.SIGKILL) is GroupVerdict.OWNED

@@ -74,3 +74,18 @@ def test_start_of_compares_only_on_the_same_clock() -> None:
     assert facts.start_of(None, "epoch") is None
     assert facts.same_start(1718000000.123456, 1718000000.123456)
     assert not facts.same_start(1718000000.123456, 1718000000.124456)  # a millisecond apart
+
+
+def test_a_reap_dates_members_on_its_own_clock_and_boot() -> None:
+    """ReapDatesMembers: only a reap read on the same clock dates a member, in the same boot."""
+    reaped = {"reapedAt": 812.34, "clock": "boot", "bootId": "b1"}
+    assert facts.reaped_at(reaped, "boot") == 812.34
+    assert facts.reaped_at(reaped, "epoch") is None
+    assert facts.reaped_at(None, "boot") is None  # no host saw the leader end
+    assert facts.reaped_at({"reapedAt": "812", "clock": "boot"}, "boot") is None
+    assert facts.reaped_at({"reapedAt": float("inf"), "clock": "boot"}, "boot") is None
+    assert facts.other_boot(reaped, "b2") and not facts.other_boot(reaped, "b1")
+    assert not facts.other_boot(reaped, None) and not facts.other_boot({"reapedAt": 1.0, "clock": "epoch"}, "b2")
+    # Linux truncates a start time to its 10 ms tick: a fork 1 ms before the reap reads earlier.
+    assert facts.started_by(812.33, 812.34) and facts.started_by(812.34, 812.34)
+    assert not facts.started_by(812.35, 812.34) and not facts.started_by(None, 812.34)
