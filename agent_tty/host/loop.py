@@ -518,6 +518,8 @@ class Host:
         if reaped is None:
             return
         self.group = dataclasses.replace(self.group, reaped=reaped)
+        if self.shutdown == "folder-gone":
+            return  # the path may name somebody else's folder now (ADR 0024)
         record = ProgramRecord(
             version=1, mechanism=self.group.mechanism, pid=self.group.pid, proof=self.group.proof, reaped=reaped
         )
@@ -745,14 +747,14 @@ class Host:
         # Removed, or another folder (a link, a restored copy) now at the path: no record is
         # written, since the path may name somebody else's files; the group is ended through
         # its proof as destroy ends it, and the host exits once it is gone.
-        self.events.append("signal", signal="SIGHUP", label="folder-gone")
-        previous, self.shutdown = self.shutdown, "folder-gone"
+        # SIGKILL at once, no hang-up first: nobody can reach the session to see it end well,
+        # and a plugin without a token proves the group best while the leader is our unreaped
+        # child (macos_ps). The program's exit then ends the host (_on_program_exit).
+        self.events.append("signal", signal="SIGKILL", label="folder-gone")
+        self.shutdown = "folder-gone"
+        self._kill(Stop.KILL)
         if self.exit is not None:
-            self._kill(Stop.KILL)
             self._wait_group(GROUP_WAIT_S, self._end_unrecorded, self._end_unrecorded)
-        elif previous != "idle":  # an idle shutdown's hang-up and kill timer are on their way
-            self._kill(Stop.HANGUP)
-            self.kill_timer = self.after(SHUTDOWN_KILL_GRACE_S, lambda: self._kill(Stop.KILL))
 
     def _end_unrecorded(self) -> None:
         self.done = True

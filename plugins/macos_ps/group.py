@@ -69,9 +69,9 @@ def _ours(proc: procs.Proc) -> bool:
 
 def judge(group: GroupRef) -> tuple[GroupVerdict, procs.Proc | None]:
     """The verdict, and a live member of process group `pid` that proves it when OWNED."""
-    if not group.folder.is_dir():
-        return GroupVerdict.GONE, None  # FallbackNeedsFolder: gc removed the session
     start = start_of(group.proof, procs.clock())
+    if not group.folder.is_dir() and not _our_unreaped_child(group, start):
+        return GroupVerdict.GONE, None  # FallbackNeedsFolder: gc removed the session
     try:
         leader = procs.read(group.pid)
     except PermissionError:
@@ -97,6 +97,16 @@ def judge(group: GroupRef) -> tuple[GroupVerdict, procs.Proc | None]:
         return GroupVerdict.UNPROVEN, None  # nothing of the program outlived the reboot
     reaped = reaped_at(group.reaped, procs.clock())
     return _judge_members(group, proven_leader=start is not None, reaped=reaped, leader_held=False)
+
+
+def _our_unreaped_child(group: GroupRef, start: float | None) -> bool:
+    """The caller is the leader's parent and has not reaped it: the host, ending a session whose
+    folder was removed from under it (ADR 0024). No record of it can be stale then: the pid
+    names our child until we reap it, whatever happened to the folder."""
+    if group.reaped is not None or start is None or procs.parent(group.pid) != os.getpid():
+        return False
+    leader = procs.read(group.pid)
+    return leader is not None and leader.start is not None and same_start(leader.start, start)
 
 
 def _judge_members(

@@ -100,6 +100,15 @@ def _ids(pid: int) -> tuple[int | None, int | None]:
         return None, None
 
 
+def parent(pid: int) -> int | None:
+    """The parent's pid of the process at `pid`; None when none is in view or the read is refused."""
+    try:
+        with _refusal_as_permission_error():
+            return psutil.Process(pid).ppid()
+    except (psutil.NoSuchProcess, PermissionError):
+        return None
+
+
 def read(pid: int) -> Proc | None:
     """The process at `pid`, or None when none is in view. PermissionError: the read was refused."""
     if pid <= 0:

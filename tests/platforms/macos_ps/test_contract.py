@@ -84,9 +84,25 @@ def test_leader_and_start_time_prove_the_group(tmp_path: Path) -> None:
         forged = GroupRef(M, stranger.pid, proof, tmp_path)
         assert plugin.agent_tty_kill_group(group=forged, signal=signal.SIGKILL) is GroupVerdict.UNPROVEN
         assert plugin.agent_tty_group_alive(group=forged) is False
-        # FallbackNeedsFolder: once gc removed the folder nothing is acted on.
+        # A host whose folder was removed still ends its own unreaped child's group (ADR 0024).
         removed = GroupRef(M, child.pid, proof, tmp_path / "removed")
-        assert plugin.agent_tty_kill_group(group=removed, signal=signal.SIGKILL) is GroupVerdict.GONE
+        assert plugin.agent_tty_judge_group(group=removed) is GroupVerdict.OWNED
+        # FallbackNeedsFolder: anyone else's record of a removed folder is not acted on.
+        spawn = "import subprocess; p = subprocess.Popen(['sleep', '60'], start_new_session=True); print(p.pid, flush=True); p.wait()"
+        parent = subprocess.Popen([sys.executable, "-c", spawn], stdout=subprocess.PIPE, text=True)  # its child is not ours
+        assert parent.stdout is not None
+        orphan_pid = int(parent.stdout.readline())
+        try:
+            _wait_leads(orphan_pid)
+            orphan_proof = plugin.agent_tty_capture_program(mechanism=M, pid=orphan_pid, host_pid=os.getpid()).proof
+            assert orphan_proof is not None
+            assert plugin.agent_tty_judge_group(group=GroupRef(M, orphan_pid, orphan_proof, tmp_path)) is GroupVerdict.OWNED
+            gone = GroupRef(M, orphan_pid, orphan_proof, tmp_path / "removed")
+            assert plugin.agent_tty_kill_group(group=gone, signal=signal.SIGKILL) is GroupVerdict.GONE
+            os.kill(orphan_pid, 0)  # still there: nothing was signalled
+        finally:
+            os.kill(orphan_pid, signal.SIGKILL)  # ours: started above
+            parent.wait(10)
         # A record on another clock (another psutil) or without proof cannot be compared.
         other_clock = GroupRef(M, child.pid, {**proof, "clock": "elsewhere"}, tmp_path)
         assert plugin.agent_tty_kill_group(group=other_clock, signal=signal.SIGKILL) is GroupVerdict.UNKNOWN
