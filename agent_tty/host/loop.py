@@ -938,6 +938,15 @@ class Host:
         except OSError:
             pass
 
+    def _program_in_foreground(self) -> str | None:
+        """The session's program's name while its own group has the terminal (`create --
+        python3 -q`); None while a job of it does (a shell's command may be gone a moment
+        later, and what it types ahead is the shell's) or where it cannot be told."""
+        foreground = current().foreground(self.program.fd)
+        if foreground is None or foreground[0] != self.group.pid:
+            return None
+        return foreground[1]
+
     def _end_fields(self) -> dict[str, Any]:
         current = self.writer.current
         return {"exitCode": current.exit_code, "exitSignal": current.exit_signal}
@@ -1036,8 +1045,11 @@ class Host:
         if op == "run":
             import secrets
 
+            from agent_tty.host.run_line import check_run_line
+
             self._require_commandable()
             command = str(request.get("command", "")).rstrip()
+            check_run_line(command, self._program_in_foreground())
             token = secrets.token_hex(6)
             joiner = " " if command.endswith("&") else "; "
             marker = f"printf '\\033]7770;%s;%s\\007' {token} $?"

@@ -98,6 +98,11 @@ class System:
         """The limit a refused new process most likely met, said for a person (None: none known)."""
         return None
 
+    def foreground(self, terminal_fd: int) -> tuple[int, str | None] | None:
+        """The foreground process group of the terminal whose controller is `terminal_fd`, and
+        the name of its leader (None when unread); None where it cannot be told."""
+        return None
+
     def terminal_check(self) -> dict[str, Any]:
         """Whether this process can open a terminal for a program: {"ok": bool, "reason"?}."""
         return {"ok": False, "reason": self.reason}
@@ -196,6 +201,19 @@ class PosixSystem(System):
 
     def detached(self) -> dict[str, Any]:
         return {"start_new_session": True}
+
+    def foreground(self, terminal_fd: int) -> tuple[int, str | None] | None:
+        try:
+            group = os.tcgetpgrp(terminal_fd)
+        except OSError:
+            return None
+        if not sys.platform.startswith("linux"):
+            return group, None  # macOS has no /proc; asking ps would cost a process per run
+        try:
+            with open(f"/proc/{group}/comm", encoding="utf-8", errors="replace") as comm:
+                return group, comm.read().strip() or None
+        except OSError:
+            return group, None
 
     def process_limit(self) -> str | None:
         import resource

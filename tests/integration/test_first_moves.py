@@ -110,3 +110,19 @@ def test_a_failed_command_fails_run_and_its_text_is_the_output_alone(cli: Cli) -
     assert chained.returncode == 12 and "DEPLOYED" not in chained.stdout
     ok = cli.run("run", sid, "echo fine", "--timeout", "10s", json_out=False)
     assert ok.code == 0 and ok.stdout == "fine\n" and ok.stderr == ""
+
+
+def test_run_refuses_at_once_what_it_could_never_complete(cli: Cli) -> None:
+    python = cli.create("python3", "-q")["sessionId"]
+    assert cli.run("wait", python, "--text", ">>>", "--timeout", "10s").code == 0
+    refused = cli.run("run", python, "print(6*7)", "--timeout", "20s")
+    assert refused.code == 2 and refused.error["details"]["foreground"].startswith("python"), refused.stdout
+    assert "type" in refused.error["message"] and "wait" in refused.error["message"]
+    assert "printf" not in cli.run("snapshot", python).result["text"]  # nothing was typed
+    shell = cli.create("bash", "--norc", "--noprofile")["sessionId"]
+    commented = cli.run("run", shell, "echo kept # a note", "--timeout", "20s")
+    assert commented.code == 2 and "comment" in commented.error["message"], commented.stdout
+    assert "a note" not in cli.run("snapshot", shell).result["text"]
+    # A '#' inside a word or quotes is no comment; a shell's job in the foreground is not judged.
+    assert cli.run("run", shell, "echo 'a # b' c#d", "--timeout", "20s").result["output"] == "a # b c#d\n"
+    assert cli.run("run", shell, "python3 -c 'import time; time.sleep(0.3)'; echo after", "--timeout", "20s").result["output"] == "after\n"
