@@ -452,6 +452,8 @@ class Host:
             self.waits.remove(wait)
         if wait.kind == "run":
             result = {**result, "seq": wait.seq}
+            if not result.get("completed"):  # timed out, or the program ended first
+                result = {**result, **self._run_output_so_far(wait)}
         self._reply(wait.conn, result)
         self._served(wait.conn)
 
@@ -471,6 +473,15 @@ class Host:
             return {}  # the echo's end was never seen: no output we could vouch for
         begin = max(start, marker - RUN_OUTPUT_MAX, self.output.base)
         return {"output": plain_text(self.output.since(begin, marker)), "outputTruncated": begin > start}
+
+    def _run_output_so_far(self, wait: Wait) -> dict[str, Any]:
+        """A run that did not complete: what the command printed since its line's echo ended;
+        nothing (null) while that end was never seen."""
+        start = self.output.starts.get(wait.seq) if wait.seq is not None else None
+        if start is None or (self.output.end == start and not self.output.open):
+            return {}
+        begin = max(start, self.output.end - RUN_OUTPUT_MAX, self.output.base)
+        return {"output": plain_text(self.output.since(begin)), "outputTruncated": begin > start}
 
     def _add_wait(self, wait: Wait) -> None:
         """A new wait is judged at once (its text may be on the screen already), not when a

@@ -126,3 +126,12 @@ def test_run_refuses_at_once_what_it_could_never_complete(cli: Cli) -> None:
     # A '#' inside a word or quotes is no comment; a shell's job in the foreground is not judged.
     assert cli.run("run", shell, "echo 'a # b' c#d", "--timeout", "20s").result["output"] == "a # b c#d\n"
     assert cli.run("run", shell, "python3 -c 'import time; time.sleep(0.3)'; echo after", "--timeout", "20s").result["output"] == "after\n"
+
+
+def test_a_run_that_times_out_returns_what_the_command_printed(cli: Cli) -> None:
+    sid = cli.create("bash", "--norc", "--noprofile")["sessionId"]
+    timed = cli.run("run", sid, "echo first-part; sleep 30", "--timeout", "1s")
+    assert timed.code == 11 and timed.result["timedOut"] is True
+    assert timed.result["output"] == "first-part\n", timed.stdout
+    text = cli.run("run", sid, "echo more", "--timeout", "1s", json_out=False)  # typed ahead of the sleep
+    assert text.code == 11 and text.stdout == "" and "timed out" in text.stderr

@@ -35,6 +35,8 @@ REVIEWED = {
     # The host's own files in its own checked session folder, through storage/fs.py.
     ("host/main.py", "_start", ".open"),  # EventLog.open
     # storage/fs.py's open where opens cannot refuse a link: fs checks the fd after it.
+    # /proc/<pgid>/comm of the terminal's foreground group (tcgetpgrp): a kernel file, read only.
+    ("platform/system.py", "foreground", "open"),
     ("platform/system.py", "open_file", "os.open"),
     # The Home's own folders, made by storage/home.py under the folder it checked, and a new
     # session folder under the Home's checked sessions/ (create ran Home.ensure).

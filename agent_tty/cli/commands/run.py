@@ -33,7 +33,8 @@ def command(
     from agent_tty.protocol.errors import ExitCode
 
     if result["timedOut"]:
-        emit(result, f"timed out waiting for the command to complete (seq {result['seq']})")
+        emit(result, (result["output"] or "").rstrip("\n"))  # what it printed so far
+        note(f"timed out waiting for the command to complete (seq {result['seq']})")
         return ExitCode.WAIT_TIMEOUT
     if result["ended"]:
         how = f"signal {result['exitSignal']}" if result["exitSignal"] is not None else f"exit code {result['exitCode']}"
