@@ -197,7 +197,7 @@ class Host:
             if self.replies.burst_began() and not self.done:
                 self._log_marker(DROPPED_LABEL)
             self._run_timers()
-            if not self.done:
+            if not self.done and self.shutdown != "folder-gone":
                 self._rotate_log()
         self._close()
         return 0
@@ -213,13 +213,7 @@ class Host:
         self.waiters.clear()
         for conn in list(self.buffers):
             self._drop(conn)  # connections kept open between requests: their callers read EOF
-        if self.server is not None:
-            self.server.close()
-            if self.socket_path:
-                try:
-                    os.unlink(self.socket_path)
-                except OSError:
-                    pass
+        self._stop_serving()
         self.program.close()
         self.events.close()
         try:
@@ -633,7 +627,10 @@ class Host:
     def _write(self, **changes: Any) -> bool:
         """A write that may fail (a full disk, an unwritable folder): False leaves the manifest
         and `writer.current` as they were, so the caller can retry the same step (a failed
-        resize record keeps the old size). Every write also carries what the event log lost."""
+        resize record keeps the old size). Every write also carries what the event log lost.
+        None once the folder is gone from its path: the path may name another folder (ADR 0024)."""
+        if self.shutdown == "folder-gone":
+            return False
         lost = self.events.lost
         if lost is not None and lost != self.writer.current.log_incomplete:
             changes.setdefault("log_incomplete", lost)
@@ -763,9 +760,33 @@ class Host:
         # child (macos_ps). The program's exit then ends the host (_on_program_exit).
         self.events.append("signal", signal="SIGKILL", label="folder-gone")
         self.shutdown = "folder-gone"
+        self._stop_serving()
         self._kill(Stop.KILL)
         if self.exit is not None:
             self._wait_group(GROUP_WAIT_S, self._end_unrecorded, self._end_unrecorded)
+        # A kill the proof did not allow (a plugin that reads a removed folder's group gone, or
+        # cannot tell) must not keep us for ever: we end anyway, and closing the terminal hangs
+        # up what still runs in it.
+        self.after(GROUP_WAIT_S, self._end_unrecorded)
+
+    def _stop_serving(self) -> None:
+        """Take no new connection, and remove the socket (in the private socket folder that
+        trusted_socket_path checked). At the end, and once the folder is gone (no caller can
+        reach the session through its records; a kept connection is answered
+        SESSION_NOT_RUNNING, as shutdown is set)."""
+        if self.server is None:
+            return
+        try:
+            self.selector.unregister(self.server)
+        except (KeyError, ValueError):
+            pass
+        self.server.close()
+        self.server = None
+        if self.socket_path:
+            try:
+                os.unlink(self.socket_path)
+            except OSError:
+                pass
 
     def _end_unrecorded(self) -> None:
         self.done = True

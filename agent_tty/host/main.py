@@ -159,6 +159,10 @@ def main(argv: list[str]) -> int:
         raise
 
 
+class ServingFailed(Exception):
+    """An error after the session was served: a crash to log, not a start-up write's exit status."""
+
+
 def _append_log(paths: SessionPaths, text: str) -> None:
     """Append to host.log in the session folder; never raises (on a full disk the text is lost,
     not the host's own shutdown)."""
@@ -282,6 +286,9 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
         return host.run()
     except FolderGone:
         return 1
+    except AgentTtyError as err:
+        host.abandon()  # main() logs the reason in host.log: a served session's error, not start-up's
+        raise ServingFailed(err.message) from err
     except Exception:
         host.abandon()  # main() logs the reason in host.log
         raise

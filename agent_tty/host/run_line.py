@@ -28,13 +28,15 @@ carrier of a remote or nested shell must keep working."""
 
 
 def ends_in_comment(command: str) -> bool:
-    """Whether the last line of `command` ends in a sh comment (quotes and backslashes honoured)."""
-    line = command.rsplit("\n", 1)[-1]
+    """Whether `command` ends inside a sh comment: its last line's, found as sh finds it (quotes,
+    also ones that span lines, and backslashes honoured; a newline outside quotes ends one)."""
     quote: str | None = None
-    escaped = False
+    escaped = in_comment = False
     previous = " "
-    for char in line:
-        if escaped:
+    for char in command:
+        if in_comment:
+            in_comment = char != "\n"
+        elif escaped:
             escaped = False
         elif quote == "'":
             quote = None if char == "'" else quote
@@ -44,10 +46,10 @@ def ends_in_comment(command: str) -> bool:
             quote = None if char == '"' else quote
         elif char in "'\"":
             quote = char
-        elif char == "#" and previous in _WORD_BREAKS:
-            return True
+        elif char == "#" and previous in _WORD_BREAKS or char == "#" and previous == "\n":
+            in_comment = True
         previous = char
-    return False
+    return in_comment
 
 
 def not_a_shell(name: str | None) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -94,7 +94,7 @@ class Wait:
     kind: str  # text | regex | stable | idle | exit | run
     deadline: float | None
     pattern: re.Pattern[str] | None = None
-    baseline: list[list[str]] = field(default_factory=list)
+    baseline: list[Counter[tuple[int, str]]] = field(default_factory=list)
     """`--after-seq`: the lines the pattern matched on the screen at that seq, in each form."""
     quiet_s: float = 0.0
     token: str | None = None
@@ -115,25 +115,41 @@ class Wait:
         return matches_since(self.pattern, screen, self.baseline)
 
 
-def baseline_of(pattern: re.Pattern[str], screen: SearchText | None) -> list[list[str]]:
-    """The lines `pattern` matched on a wait's baseline screen, in each form of its text."""
+MatchKey = tuple[int, str]
+"""A match as `--after-seq` compares it: the cursor's row (counted from the top of the
+scrollback) when the match covers it, else -1; and the lines it covers, without trailing blanks."""
+
+
+def match_keys(pattern: re.Pattern[str], screen: SearchText, text: str) -> Counter[MatchKey]:
+    """INVALID_INPUT past the budget (regex_budget). Each line span is read once, however many
+    matches share it (`.` over a long scrollback)."""
     from agent_tty.terminal.regex_budget import matched_lines
 
-    return [matched_lines(pattern, text) for text in screen.forms()] if screen is not None else []
+    spans = Counter(matched_lines(pattern, text))
+    cursor_end = text.find("\n", screen.cursor_at) if screen.cursor_at >= 0 else -1
+    cursor_end = len(text) if cursor_end < 0 else cursor_end
+    keys: Counter[MatchKey] = Counter()
+    for (start, end), times in spans.items():
+        covers = screen.cursor_at >= 0 and start <= cursor_end and end >= screen.cursor_at
+        lines = "\n".join(line.rstrip(" ") for line in text[start:end].split("\n"))
+        keys[(screen.cursor_row if covers else -1, lines)] += times
+    return keys
 
 
-def matches_since(pattern: re.Pattern[str], screen: SearchText, baseline: list[list[str]]) -> bool:
+def baseline_of(pattern: re.Pattern[str], screen: SearchText | None) -> list[Counter[MatchKey]]:
+    """What `pattern` matched on a wait's baseline screen, in each form of its text."""
+    return [match_keys(pattern, screen, text) for text in screen.forms()] if screen is not None else []
+
+
+def matches_since(pattern: re.Pattern[str], screen: SearchText, baseline: list[Counter[MatchKey]]) -> bool:
     """Whether `pattern` matches something new on `screen` (in either form of its text) since
     the baseline. A match is new when its lines were not matched there (as many times): text
     that only scrolled is not new, a line that changed is, even where another match went away
-    (`less`'s `/250` prompt giving way to the line 250)."""
-    from collections import Counter
-
-    from agent_tty.terminal.regex_budget import matched_lines
-
+    (`less`'s `/250` prompt giving way to the line 250). A match on the cursor's row is new too
+    when the cursor's row has moved: the same prompt, drawn again after a command's output."""
     for index, text in enumerate(screen.forms()):
-        before = baseline[min(index, len(baseline) - 1)] if baseline else []
-        if Counter(matched_lines(pattern, text)) - Counter(before):
+        before = baseline[min(index, len(baseline) - 1)] if baseline else Counter()
+        if match_keys(pattern, screen, text) - before:
             return True
     return False
 

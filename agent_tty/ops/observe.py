@@ -100,7 +100,7 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
         return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended}
     if after == "last":
         after = latest_input
-    baseline: list[list[str]] = []
+    baseline: list = []
 
     def at_baseline(screen, event) -> None:  # type: ignore[no-untyped-def]
         if event.seq == after:

@@ -32,11 +32,11 @@ sys.stdin.reconfigure(encoding="utf-8", errors="surrogatepass")
 source, flags, what = json.loads(sys.stdin.readline())
 pattern = re.compile(source, flags)
 text = sys.stdin.read()
-def lines_of(start, end):
+def span(start, end):
     stop = text.find("\\n", end)
-    return text[text.rfind("\\n", 0, start) + 1 : len(text) if stop < 0 else stop]
-if what == "lines":
-    print(json.dumps([lines_of(m.start(), m.end()) for m in pattern.finditer(text)]))
+    return [text.rfind("\\n", 0, start) + 1, len(text) if stop < 0 else stop]
+if what == "spans":
+    print(json.dumps([span(m.start(), m.end()) for m in pattern.finditer(text)]))
 else:
     print(int(pattern.search(text) is not None))
 """
@@ -131,18 +131,19 @@ def _in_child(what: str, pattern: re.Pattern[str], text: str, seconds: float) ->
         ) from None
 
 
-def matched_lines(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> list[str]:
-    """Each match of `pattern` in `text`, as the whole lines it spans (a wait's `--after-seq`
-    compares them with the screen's at that seq); INVALID_INPUT past the budget."""
+def matched_lines(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> list[tuple[int, int]]:
+    """Each match of `pattern` in `text`, as the span of the whole lines it covers (start, end
+    offsets: a wait's `--after-seq` compares those lines with the screen's at that seq);
+    INVALID_INPUT past the budget."""
     if _off_main_thread():
-        return list(_in_child("lines", pattern, text, seconds))
+        return [(start, end) for start, end in _in_child("spans", pattern, text, seconds)]
     with _budget(pattern, seconds):
-        return [_lines_of(text, match.start(), match.end()) for match in pattern.finditer(text)]
+        return [_line_span(text, match.start(), match.end()) for match in pattern.finditer(text)]
 
 
-def _lines_of(text: str, start: int, end: int) -> str:
+def _line_span(text: str, start: int, end: int) -> tuple[int, int]:
     stop = text.find("\n", end)
-    return text[text.rfind("\n", 0, start) + 1 : len(text) if stop < 0 else stop]
+    return text.rfind("\n", 0, start) + 1, len(text) if stop < 0 else stop
 
 
 def search(pattern: re.Pattern[str], text: str, seconds: float = REGEX_BUDGET_S) -> bool:

@@ -104,6 +104,10 @@ class SearchText:
 
     text: str
     padded: str | None = None
+    cursor_row: int = -1
+    """The cursor's row counted from the top of the scrollback (-1: off the screen)."""
+    cursor_at: int = -1
+    """Where the cursor's row begins in `text` (and in `padded`, which differs only from there)."""
 
     def forms(self) -> tuple[str, ...]:
         return (self.text,) if self.padded is None else (self.text, self.padded)
@@ -114,11 +118,15 @@ def search_text(screen: Screen) -> SearchText:
     back = screen.scrollback()
     text = "\n".join([*back, *rows])
     x, y, _visible = screen.cursor()
-    if not 0 <= y < len(rows) or _columns(rows[y]) >= x:
+    if not 0 <= y < len(rows):
         return SearchText(text)
+    row = len(back) + y
+    at = sum(len(line) + 1 for line in back) + sum(len(line) + 1 for line in rows[:y])
+    if _columns(rows[y]) >= x:
+        return SearchText(text, None, row, at)
     rows = [*rows]
     rows[y] += " " * (x - _columns(rows[y]))
-    return SearchText(text, "\n".join([*back, *rows]))
+    return SearchText(text, "\n".join([*back, *rows]), row, at)
 
 
 def _columns(line: str) -> int:

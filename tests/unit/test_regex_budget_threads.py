@@ -52,8 +52,25 @@ def test_a_thread_gets_the_same_answers_as_the_main_thread() -> None:
         assert _in_thread(regex_budget.search, pattern, text) == regex_budget.search(pattern, text), source
 
 
-def test_matched_lines_are_the_whole_lines_a_match_spans() -> None:
+def test_matched_lines_are_the_spans_of_the_whole_lines_a_match_covers() -> None:
     text = "a x\nb\nc x y x\nd"
-    assert regex_budget.matched_lines(re.compile("x"), text) == ["a x", "c x y x", "c x y x"]
-    assert regex_budget.matched_lines(re.compile(r"x\nb"), text) == ["a x\nb"]
-    assert regex_budget.matched_lines(re.compile("d$"), text) == ["d"]
+    spans = regex_budget.matched_lines(re.compile("x"), text)
+    assert [text[a:b] for a, b in spans] == ["a x", "c x y x", "c x y x"]
+    assert [text[a:b] for a, b in regex_budget.matched_lines(re.compile(r"x\nb"), text)] == ["a x\nb"]
+    assert [text[a:b] for a, b in regex_budget.matched_lines(re.compile("d$"), text)] == ["d"]
+
+
+def test_after_seq_keys_tell_a_prompt_drawn_again_from_the_same_one() -> None:
+    from agent_tty.host.terminal import baseline_of, matches_since
+    from agent_tty.terminal.screen import SearchText
+
+    prompt = re.compile(r"\$ $", re.MULTILINE)
+    before = SearchText("$", "$ ", cursor_row=0, cursor_at=0)
+    assert not matches_since(prompt, before, baseline_of(prompt, before))
+    after = SearchText("$ ls\nfile\n$", "$ ls\nfile\n$ ", cursor_row=2, cursor_at=10)
+    assert matches_since(prompt, after, baseline_of(prompt, before))  # the prompt came back
+    # A cursor that only moved right on an unchanged line is nothing new.
+    plain = SearchText("Password:", None, cursor_row=0, cursor_at=0)
+    moved = SearchText("Password:", "Password:  ", cursor_row=0, cursor_at=0)
+    word = re.compile("Password:")
+    assert not matches_since(word, moved, baseline_of(word, plain))

@@ -14,6 +14,7 @@ from agent_tty.protocol.errors import AgentTtyError, ErrorCode
         ("echo a # c", True), ("# only", True), ("ls;#c", True), ("a|#", True), ("x\n# c", True),
         ("echo 'it''s' #", True), ("echo a#b", False), ("echo '#'", False), ('echo "# x"', False),
         ("echo ${#x}", False), ("echo $#", False), ("echo a \\# b", False), ("# c\nx", False),
+        ("echo 'a\n# b'", False), ("python3 -c '\n# x\nprint(1)'", False), ('echo "x\n#" # y', True),
     ],
 )  # fmt: skip
 def test_a_comment_is_found_as_sh_finds_it(command: str, comment: bool) -> None:
