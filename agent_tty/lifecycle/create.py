@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agent_tty.lifecycle.engine import Engine
-from agent_tty.lifecycle.refusals import process_refused, storage_refused
+from agent_tty.lifecycle.refusals import limit_reached, process_refused, storage_refused
 from agent_tty.platform.system import current
 from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
@@ -208,10 +208,9 @@ def _wait_ready(engine: Engine, paths: SessionPaths, socket_path: str, host: Hos
             if manifest.failure is not None and manifest.failure.reason == "spawn-failed":
                 raise AgentTtyError(ErrorCode.INVALID_INPUT, manifest.failure.message, reason="spawn-failed")
             if manifest.failure is not None and manifest.failure.reason == "resource-limit":
-                limit = current().process_limit()
                 raise AgentTtyError(
                     ErrorCode.RESOURCE_LIMIT,
-                    f"{manifest.failure.message}{f': a process limit is reached ({limit})' if limit else ''}; nothing was left running",
+                    f"{manifest.failure.message}{limit_reached()}; nothing was left running",
                     reason="resource-limit",
                 )
             if manifest.failure is not None and manifest.failure.reason == "host-start-failed":

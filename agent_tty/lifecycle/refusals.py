@@ -28,16 +28,21 @@ def process_refused(err: OSError, what: str) -> AgentTtyError | None:
     """RESOURCE_LIMIT for a fork the system refused; None for any other error."""
     if err.errno not in PROCESS_REFUSALS:
         return None
+    name = errno.errorcode.get(err.errno or 0)
+    return AgentTtyError(
+        ErrorCode.RESOURCE_LIMIT,
+        f"{what}: the system refused a new process ({err.strerror or name}){limit_reached()}; nothing was left running",
+        errno=name,
+    )
+
+
+def limit_reached() -> str:
+    """The clause naming the process limits for a refusal's message; empty where the system
+    names none."""
     from agent_tty.platform.system import current
 
     limit = current().process_limit()
-    name = errno.errorcode.get(err.errno or 0)
-    where = f": a process limit is reached ({limit})" if limit else ""
-    return AgentTtyError(
-        ErrorCode.RESOURCE_LIMIT,
-        f"{what}: the system refused a new process ({err.strerror or name}){where}; nothing was left running",
-        errno=name,
-    )
+    return f": a process limit is reached ({limit})" if limit else ""
 
 
 def storage_exit(err: AgentTtyError) -> int:

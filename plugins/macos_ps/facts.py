@@ -55,9 +55,13 @@ START_TOLERANCE_S = 1e-6
 def start_of(record: dict[str, Any] | None, clock: str) -> float | None:
     """The recorded start time when it was read on `clock`, else None (it cannot be compared:
     a record of another psutil or another plugin proves nothing)."""
+    return _moment(record, clock, "startTime")
+
+
+def _moment(record: dict[str, Any] | None, clock: str, key: str) -> float | None:
     if not record or record.get("clock") != clock:
         return None
-    value = record.get("startTime")
+    value = record.get(key)
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return None
     return float(value)
@@ -70,12 +74,7 @@ def same_start(a: float, b: float) -> bool:
 def reaped_at(record: dict[str, Any] | None, clock: str) -> float | None:
     """The moment the host reaped the leader (program.json's `reaped`) when it was read on
     `clock`, else None: no moment, no proof that a member is older than the reap."""
-    if not record or record.get("clock") != clock:
-        return None
-    value = record.get("reapedAt")
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        return None
-    return float(value)
+    return _moment(record, clock, "reapedAt")
 
 
 def other_boot(record: dict[str, Any] | None, boot: str | None) -> bool:
