@@ -204,6 +204,10 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         [("agent_tty/host/loop.py", "        if self.folder_identity is None or self._folder_identity() == self.folder_identity:", "        if True:")],
         "tests/integration/test_orphaned_hosts.py::test_a_host_whose_home_was_removed_ends_its_session",
     ),
+    "ReapDatesMembers": (
+        [("plugins/macos_ps/group.py", "                elif leader_held or (reaped is not None and started_by(member.start, reaped)):", "                elif True:")],
+        "tests/integration/test_reused_session_id.py",
+    ),
 }
 
 
