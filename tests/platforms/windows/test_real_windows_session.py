@@ -69,7 +69,7 @@ def test_a_session_runs_is_driven_and_is_destroyed_whole(tmp_path: Path) -> None
         code, inspected = cli(home, "inspect", session)
         assert inspected["result"]["status"] == "destroyed", inspected
         for pid in (program, host):  # the job ended the program; the host ends itself after its answer
-            deadline = time.monotonic() + 15
+            deadline = time.monotonic() + 60
             while psutil.pid_exists(pid) and time.monotonic() < deadline:
                 time.sleep(0.1)
             assert not psutil.pid_exists(pid), (pid, "program" if pid == program else "host")
