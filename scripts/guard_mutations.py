@@ -63,8 +63,8 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         [
             (
                 "agent_tty/storage/files.py",
-                '    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")\n',
-                '    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")\n    os.makedirs(path.parent, exist_ok=True)\n',
+                '    temp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")\n',
+                '    temp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")\n    os.makedirs(path.parent, exist_ok=True)\n',
             ),
             (
                 "agent_tty/storage/files.py",

@@ -259,7 +259,11 @@ def _run(name: str, info: CommandInfo, args: list[str]) -> int:
             handled = module.fast_path(args)
             if handled is not None:
                 return handled
-        return _run_command(name, info, module, args)
+        values = _fast_values(name, args)
+        if values is None:
+            return _run_command(name, info, module, args)
+        result = module.command(**values)
+        return result if isinstance(result, int) else 0
     except AgentTtyError as err:
         return emit_error(err)
     except KeyboardInterrupt:
@@ -282,6 +286,21 @@ def _become_owner() -> None:
     from agent_tty.storage.trust import become_owner, real_home
 
     become_owner(real_home(str(resolve_home(GLOBALS.home))))
+
+
+def _fast_values(name: str, args: list[str]) -> dict[str, object] | None:
+    """The command's arguments read without click (agent_tty/cli/fastparse.py), or None when
+    click must read them: help, a usage error, anything the fast reader does not take."""
+    from agent_tty.cli.argtable import TABLE
+    from agent_tty.cli.fastparse import parse
+
+    values = parse(TABLE[name], args)
+    if values is not None and isinstance(values.get("session_id"), str):
+        # As parse.build's callback: a session_id takes an id, a name or an id prefix.
+        from agent_tty.cli.resolve import resolve_session
+
+        values["session_id"] = resolve_session(values["session_id"])
+    return values
 
 
 def _run_command(name: str, info: CommandInfo, module: object, args: list[str]) -> int:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import errno
 import os
-import secrets
 import stat
 from collections.abc import Iterable
 from pathlib import Path
@@ -36,7 +35,7 @@ def write_atomic(path: Path, data: bytes) -> None:
     No mkdir: when gc removed the folder, the write fails with FolderGone instead of
     bringing back a folder that holds only this file (ManifestWriteNeedsFolder).
     """
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.tmp")
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.tmp")
     try:
         fd = fs.open_file(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL)
     except FileNotFoundError:
@@ -68,7 +67,7 @@ def write_atomic_chunks(path: Path, chunks: Iterable[bytes], mode: int = 0o600) 
     """write_atomic of bytes made while they are written (an export larger than memory should
     hold): their sha256 and size. An exception from `chunks` leaves no temp file and no `path`.
     A copy of write_atomic's steps rather than its base: the lifecycle model covers that one."""
-    temp = path.with_name(f".{path.name}.{os.getpid()}.{secrets.token_hex(4)}.part")
+    temp = path.with_name(f".{path.name}.{os.getpid()}.{os.urandom(4).hex()}.part")
     try:
         fd = fs.open_file(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, mode)
     except FileNotFoundError:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +29,8 @@ def resolve_home(option: str | None = None) -> Path:
 
 
 def new_session_id() -> str:
+    import secrets  # only create needs it: not on every command's start-up
+
     return "".join(secrets.choice(_ID_ALPHABET) for _ in range(_ID_LENGTH))
 
 

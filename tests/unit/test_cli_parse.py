@@ -9,7 +9,7 @@ import json
 import subprocess
 import sys
 from contextlib import redirect_stdout
-from typing import Any
+from typing import Annotated, Any
 
 import click
 import pytest
@@ -101,8 +101,18 @@ def test_help_is_exit_0_and_lists_argument_help() -> None:
 
 
 def test_an_unsupported_declaration_is_refused() -> None:
-    def command(ratio: float = typer.Option(1.0, "--ratio")) -> int:
+    def command(ratio: Annotated[float, typer.Option("--ratio")] = 1.0) -> int:
         return 0
 
     with pytest.raises(DeclarationError, match="ratio"):
+        build("x", "summary", command)
+
+
+def test_a_default_style_declaration_is_refused() -> None:
+    """The old form, `= typer.Option(...)` as the default, would import typer with the module."""
+
+    def command(name: str = typer.Option("x", "--name")) -> int:
+        return 0
+
+    with pytest.raises(DeclarationError, match="name"):
         build("x", "summary", command)

@@ -27,6 +27,8 @@ REVIEWED = {
     # --install-completion: the user's own completion folder under $HOME/XDG dirs, not a record's.
     ("cli/main.py", "_completion", ".mkdir"),
     ("cli/main.py", "_completion", ".write_text"),
+    # `python -m agent_tty.cli.parse`: a developer regenerates agent_tty/cli/argtable.py beside it.
+    ("cli/parse.py", "<module>", ".write_text"),
     # The user's own --file argument, named on the command line, not in a record.
     ("ops/live.py", "read_input_file", "open"),
     ("ops/live.py", "file_chunks", "open"),

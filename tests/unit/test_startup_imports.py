@@ -41,6 +41,33 @@ def test_hot_commands_load_nothing_heavy(tmp_path, args: list[str]) -> None:  # 
     assert "agent_tty.host.loop" not in modules
 
 
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["snapshot", "nosuchsession"],
+        ["send-keys", "nosuchsession", "Enter"],
+        ["type", "nosuchsession", "x"],
+        ["run", "nosuchsession", "true"],
+        ["wait", "nosuchsession", "--text", "ready"],
+        ["list"],
+        ["inspect", "nosuchsession"],
+        ["destroy", "nosuchsession"],
+        ["gc"],
+    ],
+)
+def test_hot_commands_are_parsed_without_typer_or_click(tmp_path, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Declared with typer, read from agent_tty/cli/argtable.py (docs/adr/0027)."""
+    modules = _modules_after(args, str(tmp_path))
+    for name in ("typer", "click"):
+        assert name not in modules and not any(m.startswith(name + ".") for m in modules), (args, name)
+    assert "agent_tty.cli.fastparse" in modules
+
+
+def test_help_and_usage_errors_still_come_from_click(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    for args in (["snapshot", "--help"], ["snapshot"], ["wait", "x", "--bogus"]):
+        assert "click" in _modules_after(args, str(tmp_path)), args
+
+
 def _loads_pydantic(modules: set[str]) -> bool:
     return any(m == "pydantic" or m.startswith(("pydantic.", "pydantic_core")) for m in modules)
 

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
-import typer
-
 from agent_tty.cli.output import emit
 from agent_tty.protocol.errors import invalid
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
+
 
 def command(
-    program: list[str] = typer.Argument(..., metavar="-- PROGRAM [ARGS]...", help="The program and its arguments."),
-    name: Optional[str] = typer.Option(None, "--name", help="A label shown by list and inspect."),
-    cols: int = typer.Option(80, "--cols", help="Terminal width."),
-    rows: int = typer.Option(24, "--rows", help="Terminal height."),
-    cwd: Optional[str] = typer.Option(None, "--cwd", help="Working directory of the program."),
-    env: list[str] = typer.Option([], "--env", help="K=V for the program's environment (repeatable)."),
-    term: str = typer.Option("xterm-256color", "--term", help="TERM of the program."),
-    idle_timeout: Optional[str] = typer.Option(
-        None, "--idle-timeout", help="Hang up the program after this long without input or output (e.g. 30m)."
-    ),
+    program: Annotated[list[str], typer.Argument(metavar="-- PROGRAM [ARGS]...", help="The program and its arguments.")],
+    name: Annotated[str | None, typer.Option("--name", help="A label shown by list and inspect.")] = None,
+    cols: Annotated[int, typer.Option("--cols", help="Terminal width.")] = 80,
+    rows: Annotated[int, typer.Option("--rows", help="Terminal height.")] = 24,
+    cwd: Annotated[str | None, typer.Option("--cwd", help="Working directory of the program.")] = None,
+    env: Annotated[list[str], typer.Option("--env", help="K=V for the program's environment (repeatable).")] = [],
+    term: Annotated[str, typer.Option("--term", help="TERM of the program.")] = "xterm-256color",
+    idle_timeout: Annotated[str | None, typer.Option("--idle-timeout", help="Hang up the program after this long without input or output (e.g. 30m).")] = None,
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops import sessions

@@ -7,14 +7,18 @@ import subprocess
 import sys
 from typing import Any, NoReturn
 
-import typer
-
 from agent_tty.cli.output import GLOBALS, emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
 
 
 def command(
-    session_id: str = typer.Argument(..., metavar="ID", help="The session id."),
-    force: bool = typer.Option(False, "--force", "-f", help="Kill the host and the program group without the host's help."),
+    session_id: Annotated[str, typer.Argument(metavar="ID", help="The session id.")],
+    force: Annotated[bool, typer.Option("--force", "-f", help="Kill the host and the program group without the host's help.")] = False,
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops.destroy import destroy
@@ -32,8 +36,6 @@ def command(
 def _rerun_this_command(session_id: str, _force: bool) -> NoReturn:
     """ReRunsInNewSession: this same command, detached in a new session, answers on our stdout
     (we may die in the kill it makes); we exit with its exit code."""
-    import click
-
     from agent_tty.ops.destroy import rerun_env
     from agent_tty.platform.system import current
 
@@ -52,4 +54,4 @@ def _rerun_this_command(session_id: str, _force: bool) -> NoReturn:
     for number in (signal.SIGINT, signal.SIGTERM):
         signal.signal(number, forward)
     code = child.wait()
-    raise click.exceptions.Exit(128 - code if code < 0 else code)
+    raise SystemExit(128 - code if code < 0 else code)

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
-import typer
-
 from agent_tty.cli.output import emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
 
 
 def command(
-    dry_run: bool = typer.Option(False, "--dry-run", help="Report what would be removed; remove nothing."),
-    older_than: Optional[str] = typer.Option(None, "--older-than", help="Only sessions that ended longer ago (e.g. 1h)."),
-    stale_only: bool = typer.Option(False, "--stale-only", help="Only sessions whose host died (failed)."),
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Report what would be removed; remove nothing.")] = False,
+    older_than: Annotated[str | None, typer.Option("--older-than", help="Only sessions that ended longer ago (e.g. 1h).")] = None,
+    stale_only: Annotated[bool, typer.Option("--stale-only", help="Only sessions whose host died (failed).")] = False,
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops.sessions import gc

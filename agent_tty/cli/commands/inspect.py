@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import json
 
-import typer
-
 from agent_tty.cli.output import emit
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
 
-def command(session_id: str = typer.Argument(..., metavar="ID", help="The session id.")) -> int:
+    import typer
+
+
+def command(session_id: Annotated[str, typer.Argument(metavar="ID", help="The session id.")]) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops.sessions import inspect
 

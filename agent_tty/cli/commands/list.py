@@ -4,12 +4,16 @@ from __future__ import annotations
 
 import shlex
 
-import typer
-
 from agent_tty.cli.output import emit, table
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
 
-def command(all_: bool = typer.Option(False, "--all", "-a", help="Also show ended sessions.")) -> int:
+    import typer
+
+
+def command(all_: Annotated[bool, typer.Option("--all", "-a", help="Also show ended sessions.")] = False) -> int:
     from agent_tty.cli.commands.view import age_text
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops.sessions import list_sessions

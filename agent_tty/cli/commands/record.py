@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
-import typer
-
 from agent_tty.cli.output import emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
 
 
 def command(
-    action: str = typer.Argument(..., metavar="export", help="The only action: export."),
-    session_id: str = typer.Argument(..., metavar="ID"),
-    format_: str = typer.Option("asciicast", "--format", help="asciicast (asciinema v2)."),
-    out: Optional[str] = typer.Option(None, "--out", help="Where to write it (default: the session's artifacts)."),
+    action: Annotated[str, typer.Argument(metavar="export", help="The only action: export.")],
+    session_id: Annotated[str, typer.Argument(metavar="ID")],
+    format_: Annotated[str, typer.Option("--format", help="asciicast (asciinema v2).")] = "asciicast",
+    out: Annotated[str | None, typer.Option("--out", help="Where to write it (default: the session's artifacts).")] = None,
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops.artifacts import export

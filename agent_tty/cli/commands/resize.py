@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import typer
-
 from agent_tty.cli.output import emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
 
 
 def command(
-    session_id: str = typer.Argument(..., metavar="ID"),
-    cols: int = typer.Option(..., "--cols"),
-    rows: int = typer.Option(..., "--rows"),
+    session_id: Annotated[str, typer.Argument(metavar="ID")],
+    cols: Annotated[int, typer.Option("--cols")],
+    rows: Annotated[int, typer.Option("--rows")],
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops import drive

@@ -2,20 +2,21 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
-import typer
-
 from agent_tty.cli.output import emit
 
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
 
 
 def command(
-    session_id: str = typer.Argument(..., metavar="ID"),
-    shell_command: Optional[str] = typer.Argument(None, metavar="COMMAND"),
-    file: Optional[str] = typer.Option(None, "--file", help="Run this file's lines instead of COMMAND."),
-    timeout: Optional[str] = typer.Option(None, "--timeout", help="A duration (a bare number is seconds); 0 waits forever (default 30s)."),
-    no_wait: bool = typer.Option(False, "--no-wait", help="Return once typed."),
+    session_id: Annotated[str, typer.Argument(metavar="ID")],
+    shell_command: Annotated[str | None, typer.Argument(metavar="COMMAND")] = None,
+    file: Annotated[str | None, typer.Option("--file", help="Run this file's lines instead of COMMAND.")] = None,
+    timeout: Annotated[str | None, typer.Option("--timeout", help="A duration (a bare number is seconds); 0 waits forever (default 30s).")] = None,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="Return once typed.")] = False,
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops import drive

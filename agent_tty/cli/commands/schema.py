@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Optional
-
-import typer
-
 from agent_tty.cli.output import emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
 
 
 def command(
-    name: Optional[str] = typer.Argument(None, metavar="[COMMAND]", help="One command's envelope schema (default: all, keyed by command)."),
+    name: Annotated[str | None, typer.Argument(metavar="[COMMAND]", help="One command's envelope schema (default: all, keyed by command).")] = None,
 ) -> int:
     # pydantic loads here only: every other command emits plain dicts (docs/adr/0018).
     from agent_tty.protocol.errors import invalid

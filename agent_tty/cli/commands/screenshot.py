@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
-import typer
-
 from agent_tty.cli.output import emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
 
 
 def command(
-    session_id: str = typer.Argument(..., metavar="ID"),
-    out: Optional[str] = typer.Option(None, "--out", help="Also copy the PNG to this path."),
+    session_id: Annotated[str, typer.Argument(metavar="ID")],
+    out: Annotated[str | None, typer.Option("--out", help="Also copy the PNG to this path.")] = None,
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops.artifacts import screenshot

@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
-import typer
-
 from agent_tty.cli.output import emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
 
 
 def command(
-    session_id: str = typer.Argument(..., metavar="ID"),
-    signal_name: str = typer.Argument(..., metavar="SIGNAL", help="INT, TERM, HUP, ... or a number."),
+    session_id: Annotated[str, typer.Argument(metavar="ID")],
+    signal_name: Annotated[str, typer.Argument(metavar="SIGNAL", help="INT, TERM, HUP, ... or a number.")],
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops import drive

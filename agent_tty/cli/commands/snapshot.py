@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-import typer
-
 from agent_tty.cli.output import emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
 
 
 def command(
-    session_id: str = typer.Argument(..., metavar="ID"),
-    format_: str = typer.Option("text", "--format", help="text or structured (cells with colours and attributes)."),
-    scrollback: bool = typer.Option(False, "--scrollback", help="Also the lines that scrolled off the top."),
+    session_id: Annotated[str, typer.Argument(metavar="ID")],
+    format_: Annotated[str, typer.Option("--format", help="text or structured (cells with colours and attributes).")] = "text",
+    scrollback: Annotated[bool, typer.Option("--scrollback", help="Also the lines that scrolled off the top.")] = False,
 ) -> int:
     from agent_tty.protocol.errors import invalid
 

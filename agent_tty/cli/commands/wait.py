@@ -2,31 +2,25 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
-import typer
-
 from agent_tty.cli.output import emit
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # the declarations are read by agent_tty/cli/parse.py, off the hot path
+    from typing import Annotated
+
+    import typer
 
 
 def command(
-    session_id: str = typer.Argument(..., metavar="ID"),
-    text: Optional[str] = typer.Option(None, "--text", help="Until this text is on the screen (or in scrollback)."),
-    regex: Optional[str] = typer.Option(None, "--regex", help="Until this regular expression matches."),
-    screen_stable_ms: Optional[str] = typer.Option(
-        None, "--screen-stable-ms", help="Until the screen did not change for this long (a bare number is ms; 2s works too)."
-    ),
-    idle_ms: Optional[str] = typer.Option(
-        None, "--idle-ms", help="Until the program printed nothing for this long (a bare number is ms; 2s works too)."
-    ),
-    exit_: bool = typer.Option(False, "--exit", help="Until the program exited."),
-    after_seq: Optional[str] = typer.Option(
-        None, "--after-seq", help="Count only what appeared after event seq N, or after the session's last input (`last`)."
-    ),
-    timeout: Optional[str] = typer.Option(None, "--timeout", help="A duration (a bare number is seconds); 0 waits forever (default 30s)."),
-    output: bool = typer.Option(
-        False, "--output", help="--text/--regex: only in what the program printed after the input's line (its echo left out)."
-    ),
+    session_id: Annotated[str, typer.Argument(metavar="ID")],
+    text: Annotated[str | None, typer.Option("--text", help="Until this text is on the screen (or in scrollback).")] = None,
+    regex: Annotated[str | None, typer.Option("--regex", help="Until this regular expression matches.")] = None,
+    screen_stable_ms: Annotated[str | None, typer.Option("--screen-stable-ms", help="Until the screen did not change for this long (a bare number is ms; 2s works too).")] = None,
+    idle_ms: Annotated[str | None, typer.Option("--idle-ms", help="Until the program printed nothing for this long (a bare number is ms; 2s works too).")] = None,
+    exit_: Annotated[bool, typer.Option("--exit", help="Until the program exited.")] = False,
+    after_seq: Annotated[str | None, typer.Option("--after-seq", help="Count only what appeared after event seq N, or after the session's last input (`last`).")] = None,
+    timeout: Annotated[str | None, typer.Option("--timeout", help="A duration (a bare number is seconds); 0 waits forever (default 30s).")] = None,
+    output: Annotated[bool, typer.Option("--output", help="--text/--regex: only in what the program printed after the input's line (its echo left out).")] = False,
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops import observe
