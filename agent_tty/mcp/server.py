@@ -24,12 +24,18 @@ INSTRUCTIONS = """Real, long-lived terminals. `create` starts a program (e.g. ["
 its sessionId (tools also take the name given to create); `run` types a shell command and waits
 until it completed; `type`/`paste`/`send_keys` drive it; `wait` waits for text, a regex, a still
 screen, silence or the exit; `snapshot` reads the screen as text, `screenshot` as a PNG. `destroy` ends a session; `gc` removes ended ones'
-folders. Durations are seconds (0: no limit). Errors carry the CLI's codes (SESSION_NOT_FOUND, ...)."""
+folders. Durations: a parameter whose name ends in _ms is milliseconds (screen_stable_ms, idle_ms),
+every other is seconds (timeout, idle_timeout, older_than; 0: no limit).
+Errors carry the CLI's codes (SESSION_NOT_FOUND, ...)."""
 
 SessionId = Annotated[
     str, Field(description="The session: its id (create's sessionId), its name (create's name), or a unique prefix of its id.")
 ]
 Seconds = Annotated[float, Field(ge=0, description="Seconds; 0 for no limit.")]
+
+RENAMED = {("wait", "stable"): ("screen_stable_ms", "milliseconds"), ("wait", "idle"): ("idle_ms", "milliseconds")}
+"""Parameters of earlier versions that were seconds, now named with their unit (docs/adr/0027):
+a call that still uses one is told the new name, never read in another unit."""
 
 STRUCTURED_CELLS_PER_CALL = 20_000
 """The most cells (cols x rows) one structured `snapshot` returns (250x80, 200x100): the SDK
@@ -83,6 +89,9 @@ class AgentTtyServer(MCPServer):
         known = self._parameters.get(name)
         if known is not None:
             unknown = sorted(key for key in arguments if key not in known)
+            renamed = [(key, RENAMED[name, key]) for key in unknown if (name, key) in RENAMED]
+            if renamed:
+                return "; ".join(f"no parameter {old!r}: it is {new!r} now, in {unit} ({old} was seconds)" for old, (new, unit) in renamed)
             if unknown:
                 return f"no parameter {', '.join(map(repr, unknown))} (it takes {', '.join(sorted(known)) or 'none'})"
         return None
@@ -217,19 +226,28 @@ def build(home: str | None, client: Client | None = None) -> MCPServer:
         session_id: SessionId,
         text: Annotated[str | None, Field(description="Wait until this text is on the screen.")] = None,
         regex: Annotated[str | None, Field(description="Wait until this Python regex matches the screen.")] = None,
-        stable: Annotated[float | None, Field(gt=0, description="Wait until the screen has not changed for this many seconds.")] = None,
-        idle: Annotated[float | None, Field(gt=0, description="Wait until the program printed nothing for this many seconds.")] = None,
+        screen_stable_ms: Annotated[
+            float | None, Field(gt=0, description="Wait until the screen has not changed for this many milliseconds.")
+        ] = None,
+        idle_ms: Annotated[float | None, Field(gt=0, description="Wait until the program printed nothing for this many milliseconds.")] = None,
         exit: Annotated[bool, Field(description="Wait until the program exited.")] = False,
         after_seq: Annotated[int | Literal["last"] | None, Field(description='Only matches that appeared after this event seq, or "last" (the last input).')] = None,
         timeout: Annotated[float, Field(ge=0, description="Seconds; 0 for no limit. On expiry the result says timedOut (not an error).")] = 30.0,
         output: Annotated[bool, Field(description="Match text/regex against what the program printed (after after_seq) instead of the screen.")] = False,
     ) -> _out("wait"):
-        """Wait for exactly one condition: text, regex, stable, idle or exit. Reports progress every
-        second while it waits; SESSION_NOT_RUNNING when the session ended first."""
+        """Wait for exactly one condition: text, regex, screen_stable_ms, idle_ms or exit. Reports
+        progress every second while it waits; SESSION_NOT_RUNNING when the session ended first."""
         return await call(
             ctx,
             lambda: client.find(session_id).wait(
-                text, regex=regex, stable=stable, idle=idle, exit=exit, after_seq=after_seq, timeout=timeout, output=output
+                text,
+                regex=regex,
+                screen_stable_ms=screen_stable_ms,
+                idle_ms=idle_ms,
+                exit=exit,
+                after_seq=after_seq,
+                timeout=timeout,
+                output=output,
             ),
             total_s=timeout,
             what="wait",

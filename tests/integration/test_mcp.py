@@ -74,7 +74,7 @@ def test_tools_listed_with_input_and_output_schemas(cli: Cli) -> None:
             assert tool.description, name
         wait = listed["wait"].input_schema["properties"]
         assert "seconds" in wait["timeout"]["description"].lower()
-        assert {"text", "regex", "stable", "idle", "exit", "after_seq", "output"} <= set(wait)
+        assert {"text", "regex", "screen_stable_ms", "idle_ms", "exit", "after_seq", "output"} <= set(wait)
         assert listed["create"].input_schema["required"] == ["argv"]
         # Output schemas are the commands' result models (agent_tty.schema), not open objects.
         assert {"lines", "cols", "rows", "screenHash"} <= set(listed["snapshot"].output_schema["properties"])
@@ -370,3 +370,41 @@ def test_the_server_ends_with_its_clients_stdin_even_while_a_wait_has_no_time_ou
     # The session it made lives on (sessions outlive their client), still served.
     assert cli.run("inspect", sid).result["status"] == "running"
     cli.run("destroy", sid)
+
+
+def test_wait_durations_say_their_unit_and_errors_name_the_tools_parameters(cli: Cli) -> None:
+    """One unit rule on every surface (ADR 0027): a duration whose name ends in _ms is
+    milliseconds, as the CLI's --screen-stable-ms; `stable: 300` was 300 s here and 300 ms on
+    the CLI. The shared operation's errors name the tool's parameters, not the CLI's flags."""
+
+    async def steps(session: Any) -> None:
+        wait = next(tool for tool in (await session.list_tools()).tools if tool.name == "wait").input_schema["properties"]
+        assert "milliseconds" in wait["screen_stable_ms"]["description"] and "milliseconds" in wait["idle_ms"]["description"]
+        assert "stable" not in wait and "idle" not in wait and "seconds" in wait["timeout"]["description"].lower()
+        sid = (await ok(session, "create", argv=bash_argv(), env={"PS1": "$ "})).structured_content["sessionId"]
+        for condition in ("screen_stable_ms", "idle_ms"):
+            start = time.monotonic()
+            waited = (await ok(session, "wait", session_id=sid, timeout=20, **{condition: 300})).structured_content
+            assert waited["matched"] is True and time.monotonic() - start < 10, (condition, waited)
+
+        old = error_of(await session.call_tool("wait", {"session_id": sid, "stable": 300}))
+        assert old["code"] == "USAGE" and "'screen_stable_ms'" in old["message"] and "milliseconds" in old["message"], old
+
+        refused = [
+            ({"text": "a", "exit": True}, ["text, regex, screen_stable_ms, idle_ms, exit"]),
+            ({"exit": True, "output": True}, ["output goes with text or regex"]),
+            ({"regex": "("}, ["invalid regex '('"]),
+            ({"text": "a", "after_seq": -1}, ["invalid after_seq -1"]),
+        ]
+        for arguments, words in refused:
+            error = error_of(await session.call_tool("wait", {"session_id": sid, "timeout": 5, **arguments}))
+            assert error["code"] == "INVALID_INPUT" and "--" not in error["message"], (arguments, error)
+            assert all(word in error["message"] for word in words), (arguments, error)
+        no_folder = error_of(await session.call_tool("create", {"argv": bash_argv(), "cwd": "/no/such/folder"}))
+        assert no_folder["code"] == "INVALID_INPUT" and no_folder["message"].startswith("cwd '/no/such/folder'"), no_folder
+        bad_name = error_of(await session.call_tool("create", {"argv": bash_argv(), "name": sid}))
+        assert bad_name["code"] == "INVALID_INPUT" and bad_name["message"].startswith("invalid name "), bad_name
+        await ok(session, "destroy", session_id=sid)
+
+    drive(cli, steps)
+
