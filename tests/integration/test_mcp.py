@@ -312,12 +312,12 @@ class RawServer:
     """`agent-tty mcp` driven line by line, for what the SDK's client cannot send or do: a lone
     surrogate escape, closing stdin with a call in flight."""
 
-    def __init__(self, cli: Cli) -> None:
+    def __init__(self, cli: Cli, env: dict[str, str] | None = None) -> None:
         import subprocess
 
         self.process = subprocess.Popen(
             [*cli.command, "mcp", "--home", str(cli.home)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=cli.env(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=cli.env(env),
         )
         self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
@@ -408,3 +408,64 @@ def test_wait_durations_say_their_unit_and_errors_name_the_tools_parameters(cli:
 
     drive(cli, steps)
 
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    import os
+
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as handle:
+                parent = int(handle.read().rpartition(")")[2].split()[1])
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                command = handle.read().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            found.append((int(name), command))
+    return found
+
+
+def test_sessions_made_over_mcp_end_idle_after_the_server_was_killed_and_so_does_its_spare(cli: Cli) -> None:
+    """A crashed client's sessions no longer live for ever (ADR 0028): a session created over
+    MCP has an idle timeout by default (an hour; create's idle_timeout or the server's
+    AGENT_TTY_MCP_IDLE_TIMEOUT say otherwise). The server killed with SIGKILL cannot clean up:
+    its session ends once idle, and its spare host (ADR 0020) ends at once, by end of input."""
+    import os
+    import signal
+
+    from tests.conftest import pid_alive, wait_until
+
+    server = RawServer(cli)
+    try:
+        server.call(1, "create", {"argv": bash_argv()})
+        by_default = server.reply()["result"]["structuredContent"]["sessionId"]
+        server.call(2, "create", {"argv": bash_argv(), "idle_timeout": 0})
+        never = server.reply()["result"]["structuredContent"]["sessionId"]
+    finally:
+        server.process.kill()  # ours
+        server.process.wait()
+    assert cli.manifest(by_default)["idleTimeoutMs"] == 3_600_000
+    assert cli.manifest(never)["idleTimeoutMs"] is None
+    for sid in (by_default, never):
+        cli.run("destroy", sid)
+
+    server = RawServer(cli, env={"AGENT_TTY_MCP_IDLE_TIMEOUT": "2s"})
+    try:
+        server.call(1, "create", {"argv": bash_argv(), "env": {"PS1": "$ "}})
+        created = server.reply()["result"]["structuredContent"]
+        start = time.monotonic()
+        spares = wait_until(lambda: [pid for pid, command in _children(server.process.pid) if "--standby" in command], what="a spare host")
+    finally:
+        os.kill(server.process.pid, signal.SIGKILL)  # ours, by its pid: a crash, nothing cleaned up
+        server.process.wait()
+    sid = created["sessionId"]
+    assert cli.manifest(sid)["idleTimeoutMs"] == 2000
+    # A spare still warming up reads its end of input once warm: seconds on a loaded machine.
+    wait_until(lambda: not any(pid_alive(pid) for pid in spares), timeout=10, what="the spare host to end with the server")
+    wait_until(lambda: cli.run("inspect", sid).result["status"] == "exited", timeout=20, interval=0.2, what="the idle session to end")
+    assert time.monotonic() - start < 15  # its 2 s, the hang-up's 2 s, and a loaded machine's slack; not an hour
+    # The host records the end, then exits: a moment apart.
+    wait_until(lambda: not pid_alive(created["hostPid"]) and not pid_alive(created["childPid"]), timeout=5, what="the host and bash to end")
