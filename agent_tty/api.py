@@ -40,6 +40,38 @@ def _duration_ms(seconds: float, what: str) -> int:
     return round(seconds * 1000)
 
 
+def _positive_ms(value: float | None, what: str) -> int | None:
+    """A duration in milliseconds (`screen_stable_ms`, `idle_ms`): more than 0, at most a year,
+    rounded up to a whole millisecond as the CLI rounds `--screen-stable-ms 0.5`."""
+    from agent_tty.protocol.values import MAX_DURATION_S
+
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_DURATION_S * 1000:
+        from agent_tty.protocol.errors import invalid
+
+        raise invalid(f"invalid {what} {value!r}: milliseconds, more than 0 and at most {MAX_DURATION_S * 1000:g}", value=repr(value))
+    return -int(-value // 1)
+
+
+def _old_seconds(old: str, seconds: float | None, new: str, ms: float | None) -> int | None:
+    """`new` (milliseconds), or the deprecated `old` keyword (seconds) it replaced (ADR 0028)."""
+    if seconds is None:
+        return _positive_ms(ms, new)
+    import warnings
+
+    warnings.warn(f"wait({old}=SECONDS) is deprecated: use {new}= (milliseconds)", DeprecationWarning, stacklevel=3)
+    if ms is not None:
+        from agent_tty.protocol.errors import invalid
+
+        raise invalid(f"give {new} or {old} (deprecated), not both")
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or seconds <= 0:
+        from agent_tty.protocol.errors import invalid
+
+        raise invalid(f"invalid {old} {seconds!r}: seconds, more than 0 (use {new}, milliseconds)", value=repr(seconds))
+    return max(1, _duration_ms(seconds, old))
+
+
 class Client:
     """A Home's sessions (`home` None: $AGENT_TTY_HOME or the default, as the CLI), fixed when
     the Client is made: a later chdir or change of $AGENT_TTY_HOME does not move it.
@@ -103,6 +135,7 @@ class Client:
         idle_timeout: float | None = None,
     ) -> Session:
         from agent_tty.ops import sessions
+        from agent_tty.ops.names import PYTHON
 
         engine = self._engine()
         spare = self._spare_for(str(engine.home.root)) if self._spare_host else None
@@ -117,6 +150,7 @@ class Client:
             term=term,
             idle_timeout_ms=_ms(idle_timeout, "idle_timeout"),
             launch=spare.launch if spare is not None else None,
+            names=PYTHON,
         )
         if spare is not None:
             spare.refill()
@@ -246,28 +280,36 @@ class Session:
         text: str | None = None,
         *,
         regex: str | None = None,
-        stable: float | None = None,
-        idle: float | None = None,
+        screen_stable_ms: float | None = None,
+        idle_ms: float | None = None,
         exit: bool = False,  # noqa: A002 - the CLI's --exit
         after_seq: int | str | None = None,
         timeout: float | None = 30.0,
         output: bool = False,
+        stable: float | None = None,
+        idle: float | None = None,
     ) -> dict[str, Any]:
-        """As `wait`: `stable` and `idle` in seconds; `timedOut` in the result rather than an
-        exception; SESSION_NOT_RUNNING when the session ended first."""
+        """As `wait`: `screen_stable_ms` and `idle_ms` in milliseconds, `timeout` in seconds, as
+        the CLI's `--screen-stable-ms`, `--idle-ms` and `--timeout` (ADR 0028); `timedOut` in
+        the result rather than an exception; SESSION_NOT_RUNNING when the session ended first.
+        `stable` and `idle` (seconds) are the old names, deprecated."""
         from agent_tty.ops import observe
+        from agent_tty.ops.names import PYTHON
 
+        stable_ms = _old_seconds("stable", stable, "screen_stable_ms", screen_stable_ms)
+        quiet_ms = _old_seconds("idle", idle, "idle_ms", idle_ms)
         return observe.wait(
             self.client._engine(),
             self.id,
             text=text,
             regex=regex,
-            stable_ms=None if stable is None else _duration_ms(stable, "stable"),
-            idle_ms=None if idle is None else _duration_ms(idle, "idle"),
+            stable_ms=stable_ms,
+            idle_ms=quiet_ms,
             exit=exit,
             after_seq=after_seq,
             timeout_ms=_ms(timeout),
             output=output,
+            names=PYTHON,
         )
 
     def snapshot(self, structured: bool = False, scrollback: bool = False, *, max_cells: int | None = None) -> dict[str, Any]:
@@ -304,5 +346,6 @@ class Session:
     def export(self, format: str = "asciicast", out: str | os.PathLike[str] | None = None) -> dict[str, Any]:  # noqa: A002
         """`record export`: the event log as an asciinema v2 file."""
         from agent_tty.ops.artifacts import export
+        from agent_tty.ops.names import PYTHON
 
-        return export(self.client._engine(), self.id, format, None if out is None else os.fspath(out))
+        return export(self.client._engine(), self.id, format, None if out is None else os.fspath(out), PYTHON)

@@ -24,12 +24,44 @@ INSTRUCTIONS = """Real, long-lived terminals. `create` starts a program (e.g. ["
 its sessionId (tools also take the name given to create); `run` types a shell command and waits
 until it completed; `type`/`paste`/`send_keys` drive it; `wait` waits for text, a regex, a still
 screen, silence or the exit; `snapshot` reads the screen as text, `screenshot` as a PNG. `destroy` ends a session; `gc` removes ended ones'
-folders. Durations are seconds (0: no limit). Errors carry the CLI's codes (SESSION_NOT_FOUND, ...)."""
+folders. Durations: a parameter whose name ends in _ms is milliseconds (screen_stable_ms, idle_ms),
+every other is seconds (timeout, idle_timeout, older_than; 0: no limit). {idle}
+Errors carry the CLI's codes (SESSION_NOT_FOUND, ...)."""
 
 SessionId = Annotated[
     str, Field(description="The session: its id (create's sessionId), its name (create's name), or a unique prefix of its id.")
 ]
 Seconds = Annotated[float, Field(ge=0, description="Seconds; 0 for no limit.")]
+
+IDLE_TIMEOUT_S = 3600.0
+"""The idle timeout of a session created over MCP when create gives none: an hour without input
+or output (docs/adr/0029). A client that crashed leaves its shells behind; they end within this.
+The server's environment changes it: AGENT_TTY_MCP_IDLE_TIMEOUT (a duration, 0 for never)."""
+IDLE_TIMEOUT_ENV = "AGENT_TTY_MCP_IDLE_TIMEOUT"
+
+RENAMED = {("wait", "stable"): ("screen_stable_ms", "milliseconds"), ("wait", "idle"): ("idle_ms", "milliseconds")}
+"""Parameters of earlier versions that were seconds, now named with their unit (docs/adr/0028):
+a call that still uses one is told the new name, never read in another unit."""
+
+
+def idle_timeout_default() -> float:
+    """The server's default idle timeout in seconds (0: never), from its environment."""
+    import os
+
+    from agent_tty.protocol.values import parse_duration
+
+    value = os.environ.get(IDLE_TIMEOUT_ENV)
+    return IDLE_TIMEOUT_S if value is None or not value.strip() else parse_duration(value, IDLE_TIMEOUT_ENV)
+
+
+def _idle_sentence(seconds: float) -> str:
+    if seconds == 0:
+        return "Sessions created here have no idle timeout unless create's idle_timeout gives one."
+    return (
+        f"A session created here ends after {seconds:g} s without input or output (create's idle_timeout: "
+        "another time, 0 for never), so a crashed client leaves none for ever."
+    )
+
 
 STRUCTURED_CELLS_PER_CALL = 20_000
 """The most cells (cols x rows) one structured `snapshot` returns (250x80, 200x100): the SDK
@@ -83,17 +115,24 @@ class AgentTtyServer(MCPServer):
         known = self._parameters.get(name)
         if known is not None:
             unknown = sorted(key for key in arguments if key not in known)
+            renamed = [(key, RENAMED[name, key]) for key in unknown if (name, key) in RENAMED]
+            if renamed:
+                return "; ".join(f"no parameter {old!r}: it is {new!r} now, in {unit} ({old} was seconds)" for old, (new, unit) in renamed)
             if unknown:
                 return f"no parameter {', '.join(map(repr, unknown))} (it takes {', '.join(sorted(known)) or 'none'})"
         return None
 
 
-def build(home: str | None, client: Client | None = None) -> MCPServer:
+def build(home: str | None, client: Client | None = None, idle_timeout: float | None = None) -> MCPServer:
+    """The server; `idle_timeout`: the seconds of idleness after which a session created without
+    create's `idle_timeout` ends (None: IDLE_TIMEOUT_S, or the environment's; 0: never)."""
     from agent_tty import __version__
 
     client = client if client is not None else Client(home)
+    default_idle = idle_timeout_default() if idle_timeout is None else idle_timeout
+    instructions = INSTRUCTIONS.format(idle=_idle_sentence(default_idle))
     # WARNING: the SDK logs every request at INFO on stderr, a cost on each round trip.
-    server = AgentTtyServer(name="agent-tty", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
+    server = AgentTtyServer(name="agent-tty", version=__version__, instructions=instructions, log_level="WARNING")
     tool = server.tool
 
     # ------------------------------------------------------------------ sessions
@@ -108,12 +147,20 @@ def build(home: str | None, client: Client | None = None) -> MCPServer:
         cwd: Annotated[str | None, Field(description="Working directory (default: the server's).")] = None,
         env: Annotated[dict[str, str] | None, Field(description="Extra environment variables.")] = None,
         term: Annotated[str, Field(description="$TERM of the program.")] = "xterm-256color",
-        idle_timeout: Annotated[float | None, Field(ge=0, description="Seconds without input or output after which the session ends; omit or 0 for never.")] = None,
+        idle_timeout: Annotated[
+            float | None,
+            Field(
+                ge=0,
+                description=f"Seconds without input or output after which the session ends (its program is hung up); "
+                f"omitted: {default_idle:g}, this server's default; 0: never.",
+            ),
+        ] = None,
     ) -> _out("create"):
         """Start a program in a new session (a real terminal kept by a background host)."""
+        idle = default_idle if idle_timeout is None else idle_timeout
         return await call(
             ctx,
-            lambda: client.create(argv, name=name, cols=cols, rows=rows, cwd=cwd, env=env, term=term, idle_timeout=idle_timeout).created or {},
+            lambda: client.create(argv, name=name, cols=cols, rows=rows, cwd=cwd, env=env, term=term, idle_timeout=idle).created or {},
         )
 
     @tool(name="list", annotations=READ)
@@ -217,19 +264,28 @@ def build(home: str | None, client: Client | None = None) -> MCPServer:
         session_id: SessionId,
         text: Annotated[str | None, Field(description="Wait until this text is on the screen.")] = None,
         regex: Annotated[str | None, Field(description="Wait until this Python regex matches the screen.")] = None,
-        stable: Annotated[float | None, Field(gt=0, description="Wait until the screen has not changed for this many seconds.")] = None,
-        idle: Annotated[float | None, Field(gt=0, description="Wait until the program printed nothing for this many seconds.")] = None,
+        screen_stable_ms: Annotated[
+            float | None, Field(gt=0, description="Wait until the screen has not changed for this many milliseconds.")
+        ] = None,
+        idle_ms: Annotated[float | None, Field(gt=0, description="Wait until the program printed nothing for this many milliseconds.")] = None,
         exit: Annotated[bool, Field(description="Wait until the program exited.")] = False,
         after_seq: Annotated[int | Literal["last"] | None, Field(description='Only matches that appeared after this event seq, or "last" (the last input).')] = None,
         timeout: Annotated[float, Field(ge=0, description="Seconds; 0 for no limit. On expiry the result says timedOut (not an error).")] = 30.0,
         output: Annotated[bool, Field(description="Match text/regex against what the program printed (after after_seq) instead of the screen.")] = False,
     ) -> _out("wait"):
-        """Wait for exactly one condition: text, regex, stable, idle or exit. Reports progress every
-        second while it waits; SESSION_NOT_RUNNING when the session ended first."""
+        """Wait for exactly one condition: text, regex, screen_stable_ms, idle_ms or exit. Reports
+        progress every second while it waits; SESSION_NOT_RUNNING when the session ended first."""
         return await call(
             ctx,
             lambda: client.find(session_id).wait(
-                text, regex=regex, stable=stable, idle=idle, exit=exit, after_seq=after_seq, timeout=timeout, output=output
+                text,
+                regex=regex,
+                screen_stable_ms=screen_stable_ms,
+                idle_ms=idle_ms,
+                exit=exit,
+                after_seq=after_seq,
+                timeout=timeout,
+                output=output,
             ),
             total_s=timeout,
             what="wait",
@@ -311,8 +367,9 @@ def serve(home: str | None) -> None:
 
     from agent_tty.mcp.stdio import serve_stdio
 
+    idle_timeout = idle_timeout_default()  # a bad AGENT_TTY_MCP_IDLE_TIMEOUT: exit 2 before anything starts
     client = Client(home)
-    server = build(home, client)
+    server = build(home, client, idle_timeout)
     try:
         anyio.run(serve_stdio, server._lowlevel_server)
     finally:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from typing import TYPE_CHECKING, Any
 
+from agent_tty.ops.names import CLI, Names
 from agent_tty.ops.observe import take_snapshot
 
 if TYPE_CHECKING:
@@ -42,7 +43,9 @@ def screenshot(engine: Engine, session_id: str, out: str | None = None) -> dict[
     }
 
 
-def export(engine: Engine, session_id: str, format: str = "asciicast", out: str | None = None) -> dict[str, Any]:  # noqa: A002 - the CLI's --format
+def export(  # noqa: A002 - the CLI's --format
+    engine: Engine, session_id: str, format: str = "asciicast", out: str | None = None, names: Names = CLI
+) -> dict[str, Any]:
     """The event log as an asciinema v2 file (default: the session's artifacts/recording.cast)."""
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid, not_found
     from agent_tty.storage.artifacts import ensure_artifacts
@@ -51,7 +54,7 @@ def export(engine: Engine, session_id: str, format: str = "asciicast", out: str 
     from agent_tty.terminal.asciicast import CastStats, export_asciicast
 
     if format != "asciicast":
-        raise invalid(f"invalid --format {format!r}: use asciicast", value=format)
+        raise invalid(f"invalid {names.of('format')} {format!r}: use asciicast", value=format)
     paths = engine.home.session(session_id)
     manifest = engine.read_manifest(paths)
     stats = CastStats()

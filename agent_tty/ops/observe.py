@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from agent_tty.ops.live import call_live_or_none, rpc_timeout
+from agent_tty.ops.names import CLI, Names
 
 if TYPE_CHECKING:
     from agent_tty.lifecycle.engine import Engine
@@ -24,28 +25,29 @@ def wait(
     after_seq: int | str | None = None,
     timeout_ms: int | None = WAIT_TIMEOUT_MS,
     output: bool = False,
+    names: Names = CLI,
 ) -> dict[str, Any]:
     """Until one condition holds: `matched` (or `timedOut`) in the result; SESSION_NOT_RUNNING
     when the session ended before it matched. `after_seq`: a seq or "last" (the last input);
-    `timeout_ms` None waits forever."""
+    `timeout_ms` None waits forever. Errors name the parameters as `names` spells them."""
     import re
 
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
 
-    chosen = [n for n, v in (("--text", text), ("--regex", regex), ("--screen-stable-ms", stable_ms), ("--idle-ms", idle_ms)) if v is not None]
-    if exit:
-        chosen.append("--exit")
+    conditions = ("text", "regex", "screen_stable_ms", "idle_ms", "exit")
+    chosen = [n for n, v in zip(conditions, (text, regex, stable_ms, idle_ms, exit or None)) if v is not None]
     if len(chosen) != 1:
-        raise invalid("give exactly one of --text, --regex, --screen-stable-ms, --idle-ms, --exit")
+        given = f" (given: {names.one_of(*chosen)})" if chosen else ""
+        raise invalid(f"give exactly one of {names.one_of(*conditions)}{given}")
     if output and text is None and regex is None:
-        raise invalid("--output goes with --text or --regex")
+        raise invalid(f"{names.of('output')} goes with {names.of('text')} or {names.of('regex')}")
     if regex is not None:
         try:
             re.compile(regex)
         except re.error as err:
-            raise invalid(f"invalid --regex {regex!r}: {err}", value=regex) from None
+            raise invalid(f"invalid {names.of('regex')} {regex!r}: {err}", value=regex) from None
     if isinstance(after_seq, str) and after_seq != "last" or isinstance(after_seq, int) and after_seq < 0:
-        raise invalid(f"invalid --after-seq {after_seq!r}: a seq number (0 or more) or `last`", value=after_seq)
+        raise invalid(f"invalid {names.of('after_seq')} {after_seq!r}: a seq number (0 or more) or `last`", value=after_seq)
     request: dict[str, Any] = {
         "op": "wait",
         "text": text,

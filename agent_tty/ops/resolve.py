@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from agent_tty.ops.names import CLI, Names
 
-def check_name_is_free(engine, name: str) -> None:  # type: ignore[no-untyped-def]
+
+def check_name_is_free(engine, name: str, names: Names = CLI) -> None:  # type: ignore[no-untyped-def]
     """`create --name`: refuse a name a live session has, or one that is another session's id
     (commands resolve an id first). Without a lock two creates racing with one name can both
     pass; a command naming that session then refuses the ambiguity, never picks one."""
@@ -11,10 +13,10 @@ def check_name_is_free(engine, name: str) -> None:  # type: ignore[no-untyped-de
     from agent_tty.protocol.status import is_active
 
     if not name.strip() or any(ord(ch) < 32 or ord(ch) == 127 for ch in name) or len(name) > 128:
-        raise invalid(f"invalid --name {name!r}: 1-128 printable characters", value=name)
+        raise invalid(f"invalid {names.of('name')} {name!r}: 1-128 printable characters", value=name)
     ids = engine.home.session_ids()
     if name in ids:
-        raise invalid(f"invalid --name {name!r}: it is another session's id", value=name)
+        raise invalid(f"invalid {names.of('name')} {name!r}: it is another session's id", value=name)
     for session_id in ids:
         try:
             manifest = engine.read_manifest(engine.home.session(session_id))

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from agent_tty.ops.names import CLI, Names
+
 if TYPE_CHECKING:
     from agent_tty.lifecycle.create import Launcher
     from agent_tty.lifecycle.engine import Engine
@@ -23,9 +25,11 @@ def create(
     term: str = "xterm-256color",
     idle_timeout_ms: int | None = None,
     launch: Launcher | None = None,
+    names: Names = CLI,
 ) -> dict[str, Any]:
     """Start `argv` in a new session; `cwd` None is the caller's directory; `launch` starts its
-    host (default: a fresh process; agent_tty.api passes a spare one)."""
+    host (default: a fresh process; agent_tty.api passes a spare one). Errors name the
+    parameters as `names` spells them."""
     import os
 
     from agent_tty.lifecycle.create import CreateRequest
@@ -42,12 +46,12 @@ def create(
     directory = os.path.abspath(cwd) if cwd is not None else os.getcwd()
     check_text("working directory", directory)
     if not os.path.isdir(directory):
-        raise invalid(f"--cwd {cwd!r} is not a directory", value=cwd)
+        raise invalid(f"{names.of('cwd')} {cwd!r} is not a directory", value=cwd)
     program = list(argv)
     if "/" in program[0] and not os.path.isabs(program[0]):
         program = [os.path.join(directory, program[0]), *program[1:]]
     if idle_timeout_ms is not None and idle_timeout_ms <= 0:
-        raise invalid("--idle-timeout must be more than 0", value=idle_timeout_ms)
+        raise invalid(f"{names.of('idle_timeout')} must be more than 0", value=idle_timeout_ms)
     request = CreateRequest(
         argv=tuple(program),
         cols=cols,
@@ -61,7 +65,7 @@ def create(
     if name is not None:
         from agent_tty.ops.resolve import check_name_is_free
 
-        check_name_is_free(engine, name)
+        check_name_is_free(engine, name, names)
     manifest = create_session(engine, request, launch)
     return {
         "sessionId": manifest.session_id,

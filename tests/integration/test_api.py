@@ -271,3 +271,39 @@ def test_connections_to_ended_sessions_are_let_go(cli: Cli, monkeypatch: pytest.
     assert _sockets() <= before + 1  # the keeper's; the ended sessions' were dropped
     keeper.destroy()
     client.close()
+
+
+def test_wait_durations_say_their_unit_and_errors_name_the_keywords(client: Client) -> None:
+    """As the CLI's --screen-stable-ms and --idle-ms, and the MCP tool's parameters: milliseconds
+    (ADR 0028); `stable` and `idle` (seconds) still work, deprecated. The shared operation's
+    errors name the API's keywords, not the CLI's flags."""
+    import time
+    import warnings
+
+    session = _shell(client)
+    for condition in ("screen_stable_ms", "idle_ms"):
+        start = time.monotonic()
+        assert session.wait(timeout=20, **{condition: 300})["matched"], condition
+        assert time.monotonic() - start < 10, condition
+    with pytest.warns(DeprecationWarning, match="screen_stable_ms"):
+        assert session.wait(stable=0.3, timeout=20)["matched"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", DeprecationWarning)
+        with pytest.raises(AgentTtyError, match="not both"):
+            session.wait(stable=0.3, screen_stable_ms=300)
+
+    def message(call) -> str:  # type: ignore[no-untyped-def]
+        with pytest.raises(AgentTtyError) as caught:
+            call()
+        assert caught.value.code is ErrorCode.INVALID_INPUT and "--" not in caught.value.message, caught.value.message
+        return caught.value.message
+
+    assert "text, regex, screen_stable_ms, idle_ms, exit" in message(lambda: session.wait("a", exit=True))
+    assert "output goes with text or regex" in message(lambda: session.wait(exit=True, output=True))
+    assert message(lambda: session.wait(regex="(")).startswith("invalid regex '('")
+    assert message(lambda: session.wait("a", after_seq=-1)).startswith("invalid after_seq -1")
+    assert "screen_stable_ms" in message(lambda: session.wait(screen_stable_ms=0))
+    assert message(lambda: client.create(["true"], cwd="/no/such/folder")).startswith("cwd '/no/such/folder'")
+    assert message(lambda: client.create(["true"], name=session.id)).startswith("invalid name ")
+    assert message(lambda: session.export("svg")).startswith("invalid format 'svg'")
+    session.destroy()

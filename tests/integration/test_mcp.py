@@ -74,7 +74,7 @@ def test_tools_listed_with_input_and_output_schemas(cli: Cli) -> None:
             assert tool.description, name
         wait = listed["wait"].input_schema["properties"]
         assert "seconds" in wait["timeout"]["description"].lower()
-        assert {"text", "regex", "stable", "idle", "exit", "after_seq", "output"} <= set(wait)
+        assert {"text", "regex", "screen_stable_ms", "idle_ms", "exit", "after_seq", "output"} <= set(wait)
         assert listed["create"].input_schema["required"] == ["argv"]
         # Output schemas are the commands' result models (agent_tty.schema), not open objects.
         assert {"lines", "cols", "rows", "screenHash"} <= set(listed["snapshot"].output_schema["properties"])
@@ -312,12 +312,12 @@ class RawServer:
     """`agent-tty mcp` driven line by line, for what the SDK's client cannot send or do: a lone
     surrogate escape, closing stdin with a call in flight."""
 
-    def __init__(self, cli: Cli) -> None:
+    def __init__(self, cli: Cli, env: dict[str, str] | None = None) -> None:
         import subprocess
 
         self.process = subprocess.Popen(
             [*cli.command, "mcp", "--home", str(cli.home)],
-            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=cli.env(),
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, env=cli.env(env),
         )
         self.send({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
             "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}})
@@ -370,3 +370,102 @@ def test_the_server_ends_with_its_clients_stdin_even_while_a_wait_has_no_time_ou
     # The session it made lives on (sessions outlive their client), still served.
     assert cli.run("inspect", sid).result["status"] == "running"
     cli.run("destroy", sid)
+
+
+def test_wait_durations_say_their_unit_and_errors_name_the_tools_parameters(cli: Cli) -> None:
+    """One unit rule on every surface (ADR 0028): a duration whose name ends in _ms is
+    milliseconds, as the CLI's --screen-stable-ms; `stable: 300` was 300 s here and 300 ms on
+    the CLI. The shared operation's errors name the tool's parameters, not the CLI's flags."""
+
+    async def steps(session: Any) -> None:
+        wait = next(tool for tool in (await session.list_tools()).tools if tool.name == "wait").input_schema["properties"]
+        assert "milliseconds" in wait["screen_stable_ms"]["description"] and "milliseconds" in wait["idle_ms"]["description"]
+        assert "stable" not in wait and "idle" not in wait and "seconds" in wait["timeout"]["description"].lower()
+        sid = (await ok(session, "create", argv=bash_argv(), env={"PS1": "$ "})).structured_content["sessionId"]
+        for condition in ("screen_stable_ms", "idle_ms"):
+            start = time.monotonic()
+            waited = (await ok(session, "wait", session_id=sid, timeout=20, **{condition: 300})).structured_content
+            assert waited["matched"] is True and time.monotonic() - start < 10, (condition, waited)
+
+        old = error_of(await session.call_tool("wait", {"session_id": sid, "stable": 300}))
+        assert old["code"] == "USAGE" and "'screen_stable_ms'" in old["message"] and "milliseconds" in old["message"], old
+
+        refused = [
+            ({"text": "a", "exit": True}, ["text, regex, screen_stable_ms, idle_ms, exit"]),
+            ({"exit": True, "output": True}, ["output goes with text or regex"]),
+            ({"regex": "("}, ["invalid regex '('"]),
+            ({"text": "a", "after_seq": -1}, ["invalid after_seq -1"]),
+        ]
+        for arguments, words in refused:
+            error = error_of(await session.call_tool("wait", {"session_id": sid, "timeout": 5, **arguments}))
+            assert error["code"] == "INVALID_INPUT" and "--" not in error["message"], (arguments, error)
+            assert all(word in error["message"] for word in words), (arguments, error)
+        no_folder = error_of(await session.call_tool("create", {"argv": bash_argv(), "cwd": "/no/such/folder"}))
+        assert no_folder["code"] == "INVALID_INPUT" and no_folder["message"].startswith("cwd '/no/such/folder'"), no_folder
+        bad_name = error_of(await session.call_tool("create", {"argv": bash_argv(), "name": sid}))
+        assert bad_name["code"] == "INVALID_INPUT" and bad_name["message"].startswith("invalid name "), bad_name
+        await ok(session, "destroy", session_id=sid)
+
+    drive(cli, steps)
+
+
+def _children(pid: int) -> list[tuple[int, str]]:
+    import os
+
+    found = []
+    for name in os.listdir("/proc"):
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as handle:
+                parent = int(handle.read().rpartition(")")[2].split()[1])
+            with open(f"/proc/{name}/cmdline", "rb") as handle:
+                command = handle.read().replace(b"\0", b" ").decode(errors="replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid:
+            found.append((int(name), command))
+    return found
+
+
+def test_sessions_made_over_mcp_end_idle_after_the_server_was_killed_and_so_does_its_spare(cli: Cli) -> None:
+    """A crashed client's sessions no longer live for ever (ADR 0029): a session created over
+    MCP has an idle timeout by default (an hour; create's idle_timeout or the server's
+    AGENT_TTY_MCP_IDLE_TIMEOUT say otherwise). The server killed with SIGKILL cannot clean up:
+    its session ends once idle, and its spare host (ADR 0020) ends at once, by end of input."""
+    import os
+    import signal
+
+    from tests.conftest import pid_alive, wait_until
+
+    server = RawServer(cli)
+    try:
+        server.call(1, "create", {"argv": bash_argv()})
+        by_default = server.reply()["result"]["structuredContent"]["sessionId"]
+        server.call(2, "create", {"argv": bash_argv(), "idle_timeout": 0})
+        never = server.reply()["result"]["structuredContent"]["sessionId"]
+    finally:
+        server.process.kill()  # ours
+        server.process.wait()
+    assert cli.manifest(by_default)["idleTimeoutMs"] == 3_600_000
+    assert cli.manifest(never)["idleTimeoutMs"] is None
+    for sid in (by_default, never):
+        cli.run("destroy", sid)
+
+    server = RawServer(cli, env={"AGENT_TTY_MCP_IDLE_TIMEOUT": "2s"})
+    try:
+        server.call(1, "create", {"argv": bash_argv(), "env": {"PS1": "$ "}})
+        created = server.reply()["result"]["structuredContent"]
+        start = time.monotonic()
+        spares = wait_until(lambda: [pid for pid, command in _children(server.process.pid) if "--standby" in command], what="a spare host")
+    finally:
+        os.kill(server.process.pid, signal.SIGKILL)  # ours, by its pid: a crash, nothing cleaned up
+        server.process.wait()
+    sid = created["sessionId"]
+    assert cli.manifest(sid)["idleTimeoutMs"] == 2000
+    # A spare still warming up reads its end of input once warm: seconds on a loaded machine.
+    wait_until(lambda: not any(pid_alive(pid) for pid in spares), timeout=10, what="the spare host to end with the server")
+    wait_until(lambda: cli.run("inspect", sid).result["status"] == "exited", timeout=20, interval=0.2, what="the idle session to end")
+    assert time.monotonic() - start < 15  # its 2 s, the hang-up's 2 s, and a loaded machine's slack; not an hour
+    # The host records the end, then exits: a moment apart.
+    wait_until(lambda: not pid_alive(created["hostPid"]) and not pid_alive(created["childPid"]), timeout=5, what="the host and bash to end")
