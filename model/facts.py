@@ -144,6 +144,10 @@ DESTROY_COMMAND = "agent_tty/cli/commands/destroy.py"
 AUTOGROUP = "plugins/linux_autogroup/__init__.py"
 CGROUP = "plugins/linux_cgroup/__init__.py"
 GROUPS = "plugins/_posix/groups.py"
+MACOS_GROUP = "plugins/macos_ps/group.py"
+MACOS_HOST = "plugins/macos_ps/host.py"
+WIN_JOB = "plugins/windows_conpty/job.py"
+WIN_HOST = "plugins/windows_conpty/host.py"
 
 GUARDS: dict[str, Callable[[], bool]] = {
     "CreateRecordsHostPid": lambda: before(
@@ -207,11 +211,23 @@ GUARDS: dict[str, Callable[[], bool]] = {
         lacks(FILES, name, "mkdir(", "makedirs(") for name in ("write_atomic", "write_record", "write_marker")
     ) and has(LOOP, "Host._write", "except FolderGone:\n    self.done = True"),
     "KillsProgramGroup": lambda: has(GROUPS, "signal_group", "os.killpg(_checked(pgid), signal)")
-    and has(CGROUP, "_kill_leaf", "_write(leaf / 'cgroup.kill', '1')"),
+    and has(CGROUP, "_kill_leaf", "_write(leaf / 'cgroup.kill', '1')")
+    # macos_ps (the Token = FALSE path) kills through the same killpg; windows_conpty (Cgroup
+    # with Win32) ends the whole job in one call, as cgroup.kill does.
+    and count(MACOS_GROUP, "kill", "groups.signal_group(group.pid, signal)") == 2
+    and has(WIN_JOB, "kill", "if signal != 0:\n    win.terminate_job(job, KILL_EXIT_BASE + signal)"),
     "ProbeCountsDeniedGroup": lambda: has(GROUPS, "signal_group", "except PermissionError:\n    return Probe.DENIED")
     and has(AUTOGROUP, "agent_tty_group_alive",
             "if verdict in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED):\n    return True",
-            "return not _only_zombies_twice(group.pid)"),
+            "return not _only_zombies_twice(group.pid)")
+    # macos_ps: another user's process in the session, or a refused read, reads UNKNOWN, and
+    # UNKNOWN keeps the group alive; windows_conpty: a job it may not open reads UNKNOWN, alive.
+    and has(MACOS_GROUP, "_judge_members", "if not (proven_leader and _ours(member)):\n    cannot_tell = True",
+            "cannot_tell = cannot_tell or scan.refused", "if cannot_tell:\n    return (GroupVerdict.UNKNOWN, None)")
+    and has(MACOS_GROUP, "alive",
+            "if verdict in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED, GroupVerdict.AMBIGUOUS):\n    return True")
+    and has(WIN_JOB, "_open", "except PermissionError:\n    return (GroupVerdict.UNKNOWN, None)")
+    and has(WIN_JOB, "alive", "return judge(group) in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED)"),
     "HostWaitsForGroup": lambda: has(
         LOOP, "Host._on_program_exit", "self._wait_group(GROUP_WAIT_S, self._finish_destroyed, self._finish_gave_up)"
     ) and lacks(LOOP, "Host._finish_gave_up", "_write(", "write_marker(")
@@ -237,7 +253,18 @@ GUARDS: dict[str, Callable[[], bool]] = {
         AUTOGROUP, "_signal_proven",
         "if member is not None and _still_member(member, group.pid):\n    groups.signal_group(group.pid, signal)\n    return verdict",
     ) and count(AUTOGROUP, "_signal_proven", "groups.signal_group(group.pid, signal)") == 2
-    and has(CGROUP, "agent_tty_kill_group", "_judge(group)"),
+    and has(CGROUP, "agent_tty_kill_group", "_judge(group)")
+    # macos_ps: the same judge, re-read of the proving member, then the signal.
+    and has(
+        MACOS_GROUP, "kill", "verdict, member = judge(group)",
+        "if member is not None and _still_member(member, group.pid):\n    groups.signal_group(group.pid, signal)\n    return verdict",
+        "if verdict is GroupVerdict.OWNED and member is not None and _still_member(member, group.pid):\n    groups.signal_group(group.pid, signal)",
+    )
+    # windows_conpty: the job is opened by the proof's name and killed through that handle
+    # only when it reads OWNED (members active).
+    and before(WIN_JOB, "kill", "verdict, job = _open(group)", "if job is None:\n    return verdict", "win.terminate_job(")
+    and before(WIN_JOB, "_open", "name = _names_this_group(group)", "if name is None:\n    return (_without_proof(group), None)",
+               "job = win.open_job(name)", "return (GroupVerdict.OWNED, job)"),
     "DestroyStopsLeftovers": lambda: before(
         DESTROY, "stop_leftovers_then_record_destroyed", "if not engine.stop_group_and_wait(engine.group(paths)):",
         "return engine.record_destroyed(paths, manifest)",
@@ -271,7 +298,9 @@ GUARDS: dict[str, Callable[[], bool]] = {
     "GcProbesUnseenGroup": lambda: has(GC, "_group_runs", "return verdict == 'gone' and engine.platform.group_alive(group)"),
     "GcFreezesUnseenGroup": lambda: before(
         AUTOGROUP, "agent_tty_group_alive", "frozen = _frozen_judgement(group)", "return not _only_zombies_twice(group.pid)"
-    ) and has(CGROUP, "_populated", "populated"),
+    ) and has(CGROUP, "_populated", "populated")
+    # windows_conpty: the job's active-process count holds every member, in view or not.
+    and has(WIN_JOB, "_open", "active = win.job_active(job)", "if active == 0:\n    win.close_handle(job)\n    return (GroupVerdict.GONE, None)"),
     "FreezesUnseenGroup": lambda: has(
         AUTOGROUP, "_signal_proven",
         "if verdict is GroupVerdict.GONE and signal == signals.SIGKILL:\n    verdict = _frozen_judgement(group)",
@@ -279,12 +308,18 @@ GUARDS: dict[str, Callable[[], bool]] = {
         AUTOGROUP, "_frozen_judgement",
         "if _token(group) is None or not procfs.proc_shows_own_pid_space():\n    return GroupVerdict.GONE",
     ) and has(AUTOGROUP, "_frozen_judgement", "groups.signal_group(group.pid, signals.SIGSTOP)"),
-    "ReusedIdReadsGone": lambda: has(AUTOGROUP, "agent_tty_group_alive", "if verdict is GroupVerdict.UNPROVEN:\n    return False"),
+    "ReusedIdReadsGone": lambda: has(AUTOGROUP, "agent_tty_group_alive", "if verdict is GroupVerdict.UNPROVEN:\n    return False")
+    and has(MACOS_GROUP, "alive", "if verdict is GroupVerdict.UNPROVEN:\n    return False"),
     "ProvesHostPid": lambda: has(
         DESTROY, "_force",
         "if host is not None and host.pid == manifest.host_pid:\n    engine.platform.kill_host(host.mechanism, host.pid, host.identity)",
     ) and has(AUTOGROUP, "agent_tty_kill_host", "if verdict is HostVerdict.ALIVE:")
-    and has(AUTOGROUP, "_judge_host", "if stat.start_time != identity.get('startTime'):\n    return HostVerdict.DEAD"),
+    and has(AUTOGROUP, "_judge_host", "if stat.start_time != identity.get('startTime'):\n    return HostVerdict.DEAD")
+    and has(MACOS_HOST, "judge", "if not same_start(proc.start, start):\n    return HostVerdict.DEAD")
+    and has(MACOS_HOST, "kill", "verdict = judge(pid, identity)", "if verdict is HostVerdict.ALIVE:\n    try:\n        os.kill(pid, signals.SIGKILL)")
+    and has(WIN_HOST, "_judge", "if win.process_created(process) != identity['created']:\n    return HostVerdict.DEAD")
+    and before(WIN_HOST, "kill", "verdict = _judge(win, process, pid, identity)",
+               "if verdict is HostVerdict.ALIVE:\n    win.terminate_process(process, HOST_KILL_EXIT)"),
     "GcSkipsNonCollectable": lambda: before(
         GC, "_collect", "if rules.active:", "if not rules.collectable:", "last = engine.read_manifest(paths)"
     ),
@@ -336,6 +371,10 @@ COVERED: dict[str, tuple[str, ...]] = {
     ),
     CGROUP: ("_judge", "_verdict", "_gone_leaf", "_kill_leaf", "agent_tty_kill_group", "_populated", "agent_tty_group_alive"),
     GROUPS: ("_checked", "signal_group", "probe_group"),
+    MACOS_GROUP: ("judge", "_judge_members", "_still_member", "kill", "alive"),
+    MACOS_HOST: ("judge", "kill"),
+    WIN_JOB: ("_names_this_group", "_without_proof", "_open", "judge", "kill", "alive"),
+    WIN_HOST: ("_judge", "judge", "kill"),
 }
 
 # Calls whose every site the model must know: manifest and marker writers, reconciles, kills and

@@ -82,6 +82,17 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         )],
         "tests/integration/test_never_kill_unrelated.py::test_reused_host_pid_is_never_killed_by_destroy_force",
     ),
+    # The same guard when host.json cannot be read: without it destroy --force kills the
+    # manifest's hostPid on a guess (issue 24: only a missing host.json was tested).
+    "ProvesHostPid-unreadable-host.json": (
+        [(
+            "agent_tty/lifecycle/destroy.py",
+            "    if host is not None and host.pid == manifest.host_pid:\n        engine.platform.kill_host(host.mechanism, host.pid, host.identity)\n",
+            "    if host is not None and host.pid == manifest.host_pid:\n        engine.platform.kill_host(host.mechanism, host.pid, host.identity)\n"
+            "    elif host is None and manifest.host_pid is not None:\n        __import__(\"os\").kill(manifest.host_pid, 9)\n",
+        )],
+        "tests/integration/test_force_unreadable.py::test_an_unreadable_host_json_kills_no_live_host",
+    ),
     "HostWaitsForManifest": (
         [("agent_tty/host/main.py", "        parent_alive = os.getppid() == create_pid", "        parent_alive = False")],
         "tests/integration/test_lifecycle.py::test_host_waits_for_a_slow_create",
@@ -100,6 +111,27 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
             ("agent_tty/lifecycle/reconcile.py", "    last = _reread(engine, paths)\n", "    last = again\n"),
         ],
         "tests/integration/test_replays.py::test_reconcile_rereads_before_it_writes",
+    ),
+    # The seed's mutant: each host write of session.json an independent asynchronous write, so
+    # a held start-up write (running) lands after the exit write.
+    "HostSerializesWrites": (
+        [(
+            "agent_tty/host/writer.py",
+            "        write_record(self._paths.manifest, record)\n",
+            "        __import__(\"threading\").Thread(target=write_record, args=(self._paths.manifest, record)).start()\n",
+        )],
+        "tests/integration/test_replays.py::test_host_writes_land_in_call_order",
+    ),
+    # ReconcileSkipsTerminal alone is redundant (the seed's mutant-ReconcileSkipsTerminal passes:
+    # the re-reads return on a terminal copy too; its test stays green without it, by hand in
+    # docs/lifecycle.md). Without all three terminal returns a reconcile rewrites the record.
+    "ReconcileSkipsTerminal+RereadsSkipTerminal": (
+        [
+            ("agent_tty/lifecycle/reconcile.py", "    if is_terminal(manifest.status):\n        return Reconciled(repair_marked(engine, paths, manifest), None)\n", ""),
+            ("agent_tty/lifecycle/reconcile.py", "    if is_terminal(again.status):\n        return Reconciled(repair_marked(engine, paths, again), \"dead\")\n", ""),
+            ("agent_tty/lifecycle/reconcile.py", "    if is_terminal(last.status):\n        return Reconciled(repair_marked(engine, paths, last), \"dead\")\n", ""),
+        ],
+        "tests/integration/test_replays.py::test_reconciles_leave_a_terminal_record_alone",
     ),
     "HostStopsAfterTerminalWrite": (
         [("agent_tty/host/writer.py", "            self.closed = True\n", "            pass\n")],

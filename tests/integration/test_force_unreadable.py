@@ -335,3 +335,68 @@ def _failing_reads(tmp_path: Path, suffix: str, name: str) -> dict[str, Any]:
     )
     assert hasattr(errno, name)
     return {"PYTHONPATH": str(folder), "AGENT_TTY_TEST_FAIL_READ": f"{suffix}:{name}"}
+
+
+HOST_HOWS = [*HOWS, pytest.param("bad-json", id="bad-json")]
+
+
+def _unreadable_host_json(path: Path, how: str) -> Callable[[], None]:
+    """host.json unreadable: a folder (EISDIR), mode 000 (EACCES) or a record that does not parse."""
+    if how != "bad-json":
+        return _unreadable(path, how)
+    data = path.read_bytes()
+    path.write_text("{")
+
+    def restore() -> None:
+        if path.parent.exists():
+            path.write_bytes(data)
+
+    return restore
+
+
+@pytest.mark.parametrize("how", HOST_HOWS)
+def test_an_unreadable_host_json_kills_no_live_host(cli: Cli, ended: list[int], how: str) -> None:
+    """ProvesHostPid (R19) when host.json cannot be read: nothing proves the host, so destroy
+    --force kills neither it nor the group, records nothing and ends with HOST_TIMEOUT (as when
+    host.json is missing); once the record reads again, destroy --force ends the session."""
+    created = cli.create("sh", "-c", 'trap "" HUP; exec sleep 300')
+    sid, program, host = created["sessionId"], created["childPid"], created["hostPid"]
+    ended.append(program)
+    restore = _unreadable_host_json(cli.folder(sid) / "host.json", how)
+    try:
+        forced = cli.run("destroy", sid, "--force")
+        assert forced.code == 5 and forced.error["code"] == "HOST_TIMEOUT", forced.stdout
+        assert "reads unknown" in forced.error["message"]
+        _untouched(cli, sid, program)
+        assert pid_alive(host)
+    finally:
+        restore()
+    done = cli.run("destroy", sid, "--force")
+    assert done.code == 0 and done.result["status"] == "destroyed", done.stdout
+    wait_until(lambda: not pid_alive(program) and not pid_alive(host), what="the session to end")
+
+
+@pytest.mark.parametrize("how", HOST_HOWS)
+def test_an_unreadable_host_json_of_a_dead_host(cli: Cli, ended: list[int], how: str) -> None:
+    """The host died and host.json cannot be read: the probe of the manifest's hostPid proves
+    the death (no process has it), so destroy --force goes on to the group. linux_cgroup's leaf
+    proves the group: it is stopped and the session recorded destroyed. linux_autogroup's token
+    cannot tell the host's pid space without host.json (UnsharedGroupReadsUnknown): the group
+    reads unshared, nothing is killed or recorded, destroy fails; once host.json reads again,
+    destroy --force ends the session."""
+    sid, program = _host_died(cli, ended)
+    mechanism = cli.manifest(sid)["mechanism"]
+    restore = _unreadable_host_json(cli.folder(sid) / "host.json", how)
+    try:
+        done = cli.run("destroy", sid, "--force")
+        if mechanism == "linux_autogroup":
+            assert done.code == 5 and done.error["code"] == "HOST_TIMEOUT", done.stdout
+            _untouched(cli, sid, program)
+        else:
+            assert done.code == 0 and done.result["status"] == "destroyed", done.stdout
+    finally:
+        restore()
+    if mechanism == "linux_autogroup":
+        done = cli.run("destroy", sid, "--force")
+        assert done.code == 0 and done.result["status"] == "destroyed", done.stdout
+    wait_until(lambda: not pid_alive(program), what="the group's SIGKILL")

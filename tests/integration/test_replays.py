@@ -109,3 +109,48 @@ def test_reconcile_repairs_a_marked_failed_a_killed_reconcile_left(cli: Cli, tmp
     after = cli.run("list", "--all").result["sessions"]
     assert after[0]["status"] == "destroyed"
     assert cli.manifest(sid)["status"] == "destroyed"
+
+
+def test_host_writes_land_in_call_order(cli: Cli, tmp_path: Path) -> None:
+    """HostSerializesWrites (R3, R4): the program exits at once while the host's start-up write
+    (running) is held; the exit write comes after it in call order, so the manifest ends
+    exited with the program's code and never reads running again."""
+    log = tmp_path / "replay.log"
+    # 3 s: the exit write is called well within the hold, also on a loaded machine.
+    env = cli.replay_env("host:rename:/session.json:1:3000", log)
+    creating = cli.start("create", "--", "sh", "-c", "exit 3", env=env)
+    wait_until(lambda: _held(log), what="host to hold its start-up write")
+    creating.communicate(timeout=60)
+    (folder,) = (cli.home / "sessions").iterdir()
+    host_pid = json.loads((folder / "session.json").read_text())["hostPid"]
+    wait_until(lambda: not pid_alive(host_pid), timeout=20, what="host to end")
+    manifest = json.loads((folder / "session.json").read_text())
+    assert manifest["status"] == "exited" and manifest["exitCode"] == 3, manifest
+    (session,) = cli.run("list", "--all").result["sessions"]
+    assert session["status"] == "exited"
+
+
+def test_reconciles_leave_a_terminal_record_alone(cli: Cli) -> None:
+    """ReconcileSkipsTerminal (R2, R4): the host wrote its terminal record and ended before a
+    reconcile's first read (here inspect and gc --dry-run, which reconcile every session). A
+    reconcile then writes nothing: a spawn failure keeps its reason (no host-death written over
+    it) and an exit keeps its record, endedAt too. The re-reads' terminal returns cover the
+    first one (the seed's mutant-ReconcileSkipsTerminal passes); without all three the records
+    are rewritten."""
+    failed = cli.run("create", "--", "/nonexistent/agent-tty-test-program")
+    assert failed.code != 0
+    (folder,) = (cli.home / "sessions").iterdir()
+    exited = cli.create("sh", "-c", "exit 3")
+    wait_until(lambda: cli.manifest(exited["sessionId"])["status"] == "exited", what="exit")
+    records = {folder.name: folder / "session.json", exited["sessionId"]: cli.folder(exited["sessionId"]) / "session.json"}
+    for path in records.values():
+        host_pid = json.loads(path.read_text())["hostPid"]
+        wait_until(lambda pid=host_pid: not pid_alive(pid), timeout=20, what="host to end")
+    before = {sid: path.read_bytes() for sid, path in records.items()}
+    for sid in records:
+        assert cli.run("inspect", sid).code == 0
+    assert cli.run("gc", "--dry-run").code == 0
+    after = {sid: path.read_bytes() for sid, path in records.items()}
+    assert after == before
+    assert json.loads(after[folder.name])["failure"]["reason"] == "spawn-failed"
+    assert json.loads(after[exited["sessionId"]])["exitCode"] == 3

@@ -56,6 +56,46 @@ def test_removing_a_guard_turns_its_fact_false(tree: Path, guard: str) -> None:
     facts.collect(ROOT)  # leave the module pointing at the real tree
 
 
+# macos_ps and windows_conpty: each guard the model claims for them, removed from that plugin
+# alone (the Linux plugins keep theirs), turns the fact FALSE (issue 24, item 7).
+PLUGIN_GUARDS = [
+    ("KillsProgramGroup", "plugins/macos_ps/group.py",
+     "            groups.signal_group(group.pid, signal)\n            return verdict", "            return verdict"),
+    ("ProvesGroupOwnership", "plugins/macos_ps/group.py",
+     "        if member is not None and _still_member(member, group.pid):\n            groups.signal_group",
+     "        if True:\n            groups.signal_group"),
+    ("ProbeCountsDeniedGroup", "plugins/macos_ps/group.py",
+     "                    cannot_tell = True\n", "                    pass\n"),
+    ("ReusedIdReadsGone", "plugins/macos_ps/group.py",
+     "    if verdict is GroupVerdict.UNPROVEN:\n        return False  # ReusedIdReadsGone: the id now names someone else's group\n", ""),
+    ("ProvesHostPid", "plugins/macos_ps/host.py",
+     "    if not same_start(proc.start, start):\n        return HostVerdict.DEAD", "    if False:\n        return HostVerdict.DEAD"),
+    ("KillsProgramGroup", "plugins/windows_conpty/job.py",
+     "            win.terminate_job(job, KILL_EXIT_BASE + signal)", "            pass"),
+    ("ProvesGroupOwnership", "plugins/windows_conpty/job.py",
+     "    if job is None:\n        return verdict\n    win = layer.current()", "    win = layer.current()"),
+    ("ProbeCountsDeniedGroup", "plugins/windows_conpty/job.py",
+     "GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED)", "GroupVerdict.OWNED, GroupVerdict.UNSHARED)"),
+    ("GcFreezesUnseenGroup", "plugins/windows_conpty/job.py", "    if active == 0:\n", "    if False:\n"),
+    ("ProvesHostPid", "plugins/windows_conpty/host.py",
+     "    if win.process_created(process) != identity[\"created\"]:\n        return HostVerdict.DEAD",
+     "    if False:\n        return HostVerdict.DEAD"),
+]
+
+
+@pytest.mark.parametrize(("guard", "path", "guarded", "without"), PLUGIN_GUARDS, ids=lambda v: str(v)[:24])
+def test_removing_a_guard_from_macos_ps_or_windows_conpty_turns_its_fact_false(
+    tree: Path, guard: str, path: str, guarded: str, without: str
+) -> None:
+    file = tree / path
+    text = file.read_text()
+    assert text.count(guarded) == 1, f"{path}: the guard moved, update PLUGIN_GUARDS"
+    assert facts.collect(tree)["guards"][guard] is True
+    file.write_text(text.replace(guarded, without))
+    assert facts.collect(tree)["guards"][guard] is False  # and --drift-only reads STALE
+    facts.collect(ROOT)
+
+
 def test_comments_and_layout_change_no_fact_and_no_hash(tree: Path) -> None:
     before = facts.collect(tree)
     for path in {path for path, _names in facts.COVERED.items()}:
