@@ -173,3 +173,27 @@ def test_wheel_entry_points(dists: Dists) -> None:
         "windows_conpty": "agent_tty_plugins.windows_conpty",
     }
     assert dict(points["pytest11"]) == {"agent_tty": "agent_tty.pytest_plugin"}
+
+
+def test_a_pip_install_leaves_bytecode_so_the_first_call_compiles_nothing(dists: Dists, tmp_path: Path) -> None:
+    """pip compiles the wheel's modules at install (uv needs --compile-bytecode: README), so the
+    first command after install is as quick as the tenth (issue 26): the hot path's modules
+    have their .pyc, and a first call writes none."""
+    venv = tmp_path / "venv"
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=120)
+    installed = subprocess.run(
+        [str(venv / "bin" / "python"), "-m", "pip", "install", "--disable-pip-version-check", "--quiet", "--no-deps", str(dists.wheel)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert installed.returncode == 0, tail(installed.stderr, 10)
+    [site] = (venv / "lib").glob("python3*/site-packages")
+    package = site / "agent_tty"
+    for module in ("cli/main.py", "cli/argtable.py", "cli/fastparse.py", "cli/output.py", "cli/commands/version.py"):
+        source = package / module
+        assert list(source.parent.joinpath("__pycache__").glob(f"{source.stem}.*.pyc")), f"no bytecode for {module}"
+    before = sorted(str(p) for p in package.rglob("*.pyc"))
+    done = subprocess.run([str(venv / "bin" / "agent-tty"), "--version"], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert sorted(str(p) for p in package.rglob("*.pyc")) == before, "the first call compiled modules the install had not"
