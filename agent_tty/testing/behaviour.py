@@ -287,6 +287,7 @@ class _Kit:
         self.chains: list[tuple[int, Path, float]] = []
         """Fork chains the kit's programs run: group id, beat file, when the chain ends itself."""
         self.host_identity: dict[str, Any] | None = None
+        self.inside_program = True
 
     def call(self, name: str, **kwargs: Any) -> Any:
         """Hook `name` of this plugin with the arguments it declares, as the manager calls it."""
@@ -639,6 +640,8 @@ def check_runs_inside_the_program(kit: _Kit) -> str | None:
     plugin none of these loads skips the check (the reason is in the report)."""
     if not kit.implements("agent_tty_runs_inside"):
         return None  # the core reads no answer as inside
+    if not kit.inside_program:
+        return "the caller said the plugin does not load in a program of its own (inside_program=False)"
     import pickle
     import types
 
@@ -763,7 +766,12 @@ def _workdir(given: Path | str | None) -> Iterator[Path]:
 
 
 def check_plugin_behaviour(
-    plugin: Any, mechanism: str, *, workdir: Path | str | None = None, timeout: float = 10.0
+    plugin: Any,
+    mechanism: str,
+    *,
+    workdir: Path | str | None = None,
+    timeout: float = 10.0,
+    inside_program: bool = True,
 ) -> BehaviourReport:
     """Run every behavioural check against `plugin` (a module or object with agent_tty_* hooks)
     registered as `mechanism`; raise AssertionError "[tag] ..." at the first broken promise.
@@ -772,6 +780,9 @@ def check_plugin_behaviour(
     plugin cannot work here, only the checks that need no spawn run; the others are listed in
     `skipped` with the probe's reason. `workdir` holds the kit's Home and session folders (a
     temporary folder, removed at the end, when None); `timeout` bounds each wait.
+    `inside_program=False` skips check_runs_inside_the_program, which loads the plugin again in
+    a program the kit spawned: for a plugin that works only with test doubles installed in this
+    process (the report's `skipped` says so).
     """
     from agent_tty.platform.contract import check_plugin
 
@@ -788,6 +799,7 @@ def check_plugin_behaviour(
     report = BehaviourReport(mechanism, probe)
     with _workdir(workdir) as root:
         kit = _Kit(plugin, mechanism, root, timeout)
+        kit.inside_program = inside_program
         try:
             kit.host_identity = kit.call("agent_tty_capture_host", mechanism=mechanism, pid=os.getpid())
             for check in ALWAYS:
