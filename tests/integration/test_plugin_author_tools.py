@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import os
 import re
+import signal
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import REPO, Cli
+from tests.conftest import REPO, Cli, pid_alive, wait_until
 
 import pytest
 
@@ -26,9 +27,20 @@ def test_debug_traces_each_hook_call_and_its_verdict(cli: Cli) -> None:
     # then kills the program's group itself).
     assert any(re.search(rf"hook {mechanism}\.agent_tty_runs_inside\(mechanism='{mechanism}', program_pid=\d+, .*\) -> False$", line) for line in lines), traced.stderr
     assert any(re.search(rf"hook {mechanism}\.agent_tty_judge_host\(.*\) -> <HostVerdict\.ALIVE: 'alive'>$", line) for line in lines), traced.stderr
-    swept = cli.run("gc", env={"AGENT_TTY_DEBUG": "1"})
-    assert re.search(rf"hook {mechanism}\.agent_tty_(judge_group|group_alive|release_group)\(group=GroupRef\(mechanism='{mechanism}', pid=\d+.*\) -> ", swept.stderr), swept.stderr
     assert all(line.startswith("agent-tty[") for line in lines)
+    # With its host gone, the CLI proves and kills the group itself: the group hooks and their
+    # verdicts are in its trace.
+    orphan = cli.create("sh", "-c", "trap '' HUP; sleep 300")
+    os.kill(orphan["hostPid"], signal.SIGKILL)  # ours: the host this test started
+    wait_until(lambda: not pid_alive(orphan["hostPid"]), what="the host to end")
+    killed = cli.run("destroy", orphan["sessionId"], env={"AGENT_TTY_DEBUG": "1"})
+    assert killed.code == 0, killed.stderr
+    assert re.search(
+        rf"hook {mechanism}\.agent_tty_kill_group\(group=GroupRef\(mechanism='{mechanism}', pid={orphan['childPid']}, .*signal=<Stop\.KILL: 9>\) -> <GroupVerdict\.OWNED: 'owned'>$",
+        killed.stderr,
+        re.MULTILINE,
+    ), killed.stderr
+    assert re.search(rf"hook {mechanism}\.agent_tty_group_alive\(group=GroupRef\(.*\) -> False$", killed.stderr, re.MULTILINE)
     quiet = cli.run("list")
     assert " hook " not in quiet.stderr, "the trace must be off unless AGENT_TTY_DEBUG=1"
 
