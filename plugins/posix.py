@@ -13,7 +13,9 @@
 - `probe_group(pgid) -> Probe`: the same with signal 0 (zombies count as FOUND).
 - `procfs` (Linux): `read_stat(pid)` (state, ppid, pgid, session, start time), `read_real_uid`,
   `scan_group(pgid)`, `scan_session(sid)`, `boot_id()`, `pid_namespace(pid)`,
-  `proc_shows_own_pid_space()`. Each returns None (or an empty scan) for a process that ended.
+  `proc_shows_own_pid_space()`. Each returns None (or an empty scan) for a process that ended;
+  the reads of one process (read_stat, read_real_uid, read_autogroup) raise PermissionError when
+  /proc refuses them and any other OSError they meet (EMFILE, ...): none of those proves it gone.
 
 The built-in plugins use these same functions; their implementation lives in `_posix`.
 """

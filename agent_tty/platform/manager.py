@@ -29,6 +29,19 @@ from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 ENTRY_POINT_GROUP = "agent_tty.platform"
 PIN_ENV = "AGENT_TTY_MECHANISM"
 DISABLE_AUTOLOAD_ENV = "AGENT_TTY_DISABLE_PLUGIN_AUTOLOAD"
+DEBUG_ENV = "AGENT_TTY_DEBUG"
+"""=1: every hook call, its arguments and its answer (the verdict) go to stderr, one line each."""
+
+
+def _trace(plugin: str, hook: str, kwargs: dict[str, Any], outcome: str) -> None:
+    """One line per hook call under AGENT_TTY_DEBUG=1; the caller checked the variable, so an
+    unset one costs a dict lookup and no import."""
+    args = ", ".join(f"{key}={value!r}" for key, value in kwargs.items())
+    try:
+        sys.stderr.write(f"agent-tty[{os.getpid()}] hook {plugin}.{hook}({args}) -> {outcome}\n")
+        sys.stderr.flush()
+    except (OSError, ValueError, AttributeError):
+        pass  # no stderr (a detached host's is closed): tracing must never fail a call
 
 # Built-in plugins, imported only where their platform matches. They are also declared as
 # entry points (pyproject.toml) like any third party's; naming them here lets a command that
@@ -129,6 +142,9 @@ class Platform:
         if self._probes is None:
             self.load_all()
             results = [self._probe(impl) for impl in self._pm.hook.agent_tty_probe.get_hookimpls()]
+            if os.environ.get(DEBUG_ENV) == "1":
+                for result in results:
+                    _trace(result.name, "agent_tty_probe", {}, repr(result))
             self._probes = sorted(results, key=lambda r: (not r.usable, -r.rank, r.name))
         return self._probes
 
@@ -224,17 +240,25 @@ class Platform:
         for impl in caller.get_hookimpls():
             if impl.plugin_name != plugin or impl.hookwrapper or impl.wrapper:
                 continue
+            trace = os.environ.get(DEBUG_ENV) == "1"
             try:
-                return impl.function(*(kwargs[arg] for arg in impl.argnames))
-            except (OSError, AgentTtyError):
+                result = impl.function(*(kwargs[arg] for arg in impl.argnames))
+            except (OSError, AgentTtyError) as err:
+                if trace:
+                    _trace(plugin, name, kwargs, f"raised {type(err).__name__}: {err}")
                 raise
             except Exception as err:
+                if trace:
+                    _trace(plugin, name, kwargs, f"raised {type(err).__name__}: {err}")
                 raise AgentTtyError(
                     ErrorCode.INTERNAL_ERROR,
                     f"platform plugin {plugin!r} failed in {name}: {type(err).__name__}: {err}",
                     mechanism=plugin,
                     hook=name,
                 ) from None
+            if trace:
+                _trace(plugin, name, kwargs, repr(result))
+            return result
         return None
 
     def _answer(self, mechanism: str, value: Any, hook: str) -> Any:
@@ -302,7 +326,11 @@ class Platform:
                 result = impl.function(*(kwargs[arg] for arg in impl.argnames))
             except Exception as err:
                 self.sweep_errors[impl.plugin_name] = f"{type(err).__name__}: {err}"
+                if os.environ.get(DEBUG_ENV) == "1":
+                    _trace(impl.plugin_name, "agent_tty_sweep", kwargs, f"raised {type(err).__name__}: {err}")
                 continue
+            if os.environ.get(DEBUG_ENV) == "1":
+                _trace(impl.plugin_name, "agent_tty_sweep", kwargs, repr(result))
             freed.extend(str(item) for item in result or ())
         return freed
 

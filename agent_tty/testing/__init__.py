@@ -10,6 +10,9 @@
 mechanism"); `check_plugin_behaviour` runs real processes through your hooks and raises
 AssertionError naming the broken promise, each message starting with a stable tag such as
 "[signals-without-proof]" (see `agent_tty.testing.behaviour` for the list).
+
+`python -m agent_tty.testing MECHANISM` runs the kit against an installed plugin, then agent-tty's
+integration suite pinned to it (from a checkout: `--suite`; see `agent_tty.testing.__main__`).
 """
 
 from agent_tty.testing.behaviour import TAGS, BehaviourReport, check_plugin_behaviour

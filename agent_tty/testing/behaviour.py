@@ -40,6 +40,7 @@ from agent_tty.platform.types import (
 
 TAGS: dict[str, str] = {
     "shape": "the hook names, the probe, or 'not my mechanism' (agent_tty.platform.contract)",
+    "probe-raises": "agent_tty_probe must answer (unusable, with a reason), never raise",
     "signals-without-proof": "kill_group signalled, or judged OWNED, a group its proof does not name (R15)",
     "spawn-not-a-leader": "spawn must start the program as the leader of a new session and process group",
     "judges-live-group-gone": "judge_group/group_alive of the plugin's own running group must read OWNED/True",
@@ -48,6 +49,9 @@ TAGS: dict[str, str] = {
     "judges-dead-host-alive": "judge_host must not read ALIVE for a reaped process or another process's identity",
     "kills-unproven-host": "kill_host must not kill a process the identity does not prove (R19)",
     "fork-chain-survives-kill": "kill_group(SIGKILL) must end every member, a fork chain too, or read AMBIGUOUS and alive (R16)",
+    "unseen-chain-survives-kill": "kill_group(SIGKILL) must end a fork chain no scan shows (freeze it inside the step), or read AMBIGUOUS and alive",
+    "alive-trusts-one-judgement": "group_alive must read True on every call while a fork chain no scan shows runs (a wait must not pass on one scan)",
+    "runs-inside-says-outside": "runs_inside must read True in the program itself and in a job of its session in a group of its own",
     "judges-ended-group-live": "judge_group must read GONE once the group was killed",
     "leaks-zombie": "the program must be reaped by poll_exit once it ended",
     "leaks-fd": "the kit's open fds must be back to their count once the handle is closed",
@@ -74,7 +78,75 @@ while time.monotonic() < deadline:
 argv: MARKER BEAT LIFETIME STEP; the marker only names the chain's processes."""
 
 SLEEPER_SCRIPT = "import sys, time; time.sleep(float(sys.argv[2]))"
-"""argv: MARKER SECONDS."""
+"""argv: MARKER SECONDS. Every signal the core sends (Stop: HUP, INT, TERM, KILL) ends it."""
+
+UNSEEN_CHAIN_STEP_S = 0.0
+"""The chain of check_unseen_fork_chain forks its successor at once: each member lives well under
+a millisecond, so a listing of /proc almost never shows one alive; only a freeze (or an atomic
+kill such as cgroup.kill) is sure to stop it."""
+
+INSIDE_SCRIPT = r"""
+import json, os, pickle, sys, importlib
+marker, spec_path, result_path = sys.argv[1:4]
+with open(spec_path, "rb") as handle:
+    spec = pickle.load(handle)
+
+def answer():
+    import pluggy
+    from agent_tty.platform import hookspecs
+    try:
+        if spec.get("module"):
+            plugin = importlib.import_module(spec["module"])
+        else:
+            try:
+                plugin = pickle.loads(spec["pickle"]) if spec.get("pickle") else None
+            except Exception:
+                plugin = None
+            if plugin is None:
+                module, _, qualname = spec["class"].partition(":")
+                target = importlib.import_module(module)
+                for part in qualname.split("."):
+                    target = getattr(target, part)
+                plugin = target()
+    except Exception as err:
+        return {"load": f"{type(err).__name__}: {err}"}
+    pm = pluggy.PluginManager("agent_tty")
+    pm.add_hookspecs(hookspecs)
+    pm.register(plugin, name=spec["mechanism"])
+    kwargs = {"mechanism": spec["mechanism"], "program_pid": int(spec["program_pid"] or os.getsid(0)),
+              "host_identity": spec["identity"]}
+    for impl in pm.hook.agent_tty_runs_inside.get_hookimpls():
+        if not (impl.hookwrapper or impl.wrapper):
+            try:
+                return {"answer": impl.function(*(kwargs[arg] for arg in impl.argnames))}
+            except Exception as err:
+                return {"raised": f"{type(err).__name__}: {err}"}
+    return {"answer": None}
+
+spec["program_pid"] = os.getpid()
+result = {"leader": answer()}
+read, write = os.pipe()
+child = os.fork()
+if child == 0:
+    os.close(read)
+    os.setpgid(0, 0)  # a job of a shell with job control: a group of its own, the same session
+    os.write(write, json.dumps(answer(), default=repr).encode())
+    os._exit(0)
+os.close(write)
+chunks = []
+while True:
+    chunk = os.read(read, 65536)
+    if not chunk:
+        break
+    chunks.append(chunk)
+os.waitpid(child, 0)
+result["job"] = json.loads(b"".join(chunks) or b'{"raised": "the job wrote nothing"}')
+with open(result_path + ".tmp", "w") as handle:
+    json.dump(result, handle, default=repr)
+os.rename(result_path + ".tmp", result_path)
+"""
+"""argv: MARKER SPEC RESULT. Loads the plugin the spec names, asks runs_inside in the program
+itself and in a child in a process group of its own, and writes both answers to RESULT."""
 
 CHAIN_STEP_S = 0.005
 CHAIN_QUIET_S = 1.0
@@ -201,6 +273,7 @@ class _Kit:
 
         from agent_tty.platform import hookspecs
 
+        self.plugin = plugin
         self.mechanism = mechanism
         self.timeout = timeout
         self.home = workdir / "home"
@@ -214,6 +287,7 @@ class _Kit:
         self.chains: list[tuple[int, Path, float]] = []
         """Fork chains the kit's programs run: group id, beat file, when the chain ends itself."""
         self.host_identity: dict[str, Any] | None = None
+        self.inside_program = True
 
     def call(self, name: str, **kwargs: Any) -> Any:
         """Hook `name` of this plugin with the arguments it declares, as the manager calls it."""
@@ -239,13 +313,13 @@ class _Kit:
         self._strangers.append(process)
         return process
 
-    def spawn(self, argv: tuple[str, ...]) -> _Program:
+    def spawn(self, argv: tuple[str, ...], env: dict[str, str] | None = None) -> _Program:
         """The plugin's spawn of `argv` for a new session of the kit's Home, whose folder exists."""
         self._count += 1
         session_id = f"kit{self._count}-{uuid.uuid4().hex[:8]}"
         folder = self.home / "sessions" / session_id
         folder.mkdir(parents=True)
-        env = {**os.environ, "AGENT_TTY_BEHAVIOUR_KIT": self.marker}
+        env = {**os.environ, **(env or {}), "AGENT_TTY_BEHAVIOUR_KIT": self.marker}
         request = SpawnRequest(self.mechanism, argv, env, str(folder), 80, 24, session_id, str(self.home))
         handle = self.call("agent_tty_spawn", request=request)
         if handle is None:
@@ -405,17 +479,20 @@ def _expect_untouched(
     judged = kit.call("agent_tty_judge_group", group=group)
     if judged is GroupVerdict.OWNED and not owned_allowed:
         raise _fail("signals-without-proof", f"judge_group read OWNED for {what}")
-    verdict = kit.call("agent_tty_kill_group", group=group, signal=signal.SIGKILL)
-    if _wait_for(lambda: stranger.poll() is not None, SETTLE_S):
-        raise _fail(
-            "signals-without-proof",
-            f"kill_group(SIGKILL) killed {what} (exit {stranger.returncode}); it returned {verdict!r}",
-        )
-    if verdict is GroupVerdict.OWNED and not owned_allowed:
-        raise _fail("signals-without-proof", f"kill_group returned OWNED for {what}")
-    state = _state(stranger.pid) or ""
-    if state.startswith("T"):
-        raise _fail("signals-without-proof", f"kill_group left {what} stopped (state {state})")
+    # Every signal the core sends, KILL last: a plugin must prove the group for each of them.
+    for number in (signal.SIGHUP, signal.SIGINT, signal.SIGTERM, signal.SIGKILL):
+        name = signal.Signals(number).name
+        verdict = kit.call("agent_tty_kill_group", group=group, signal=number)
+        if _wait_for(lambda: stranger.poll() is not None, SETTLE_S):
+            raise _fail(
+                "signals-without-proof",
+                f"kill_group({name}) ended {what} (exit {stranger.returncode}); it returned {verdict!r}",
+            )
+        if verdict is GroupVerdict.OWNED and not owned_allowed:
+            raise _fail("signals-without-proof", f"kill_group({name}) returned OWNED for {what}")
+        state = _state(stranger.pid) or ""
+        if state.startswith("T"):
+            raise _fail("signals-without-proof", f"kill_group({name}) left {what} stopped (state {state})")
 
 
 def check_judges_live_group(kit: _Kit) -> None:
@@ -511,6 +588,98 @@ def check_kill_ends_fork_chain(kit: _Kit) -> None:
         raise _fail("judges-ended-group-live", f"judge_group read {now!r} after the killed fork chain ended")
 
 
+def check_unseen_fork_chain(kit: _Kit) -> None:
+    """[alive-trusts-one-judgement] A fork chain that forks its successor at once (no listing
+    of /proc shows a live member, UNSEEN_CHAIN_STEP_S) runs in the plugin's own group after its
+    leader was reaped: group_alive reads True on every one of ten calls (a wait that passes on
+    one scan that missed the chain lets destroy record it destroyed while it runs);
+    [unseen-chain-survives-kill] kill_group(SIGKILL) then ends it: a group that can fork away
+    from the kill is the plugin's to freeze inside the step (SIGSTOP or cgroup.freeze), or to
+    kill atomically (cgroup.kill); or it reads AMBIGUOUS and alive, as in the chain check."""
+    marker = f"{kit.marker}-unseen"
+    beat = kit.home / f"beat-{uuid.uuid4().hex[:8]}"
+    lifetime = kit.timeout + 30.0
+    ends = time.monotonic() + lifetime
+    program = kit.spawn(
+        (sys.executable, "-c", CHAIN_SCRIPT, marker, str(beat), str(lifetime), str(UNSEEN_CHAIN_STEP_S))
+    )
+    kit.chains.append((program.handle.pid, beat, ends))
+    group = kit.capture(program)
+    if not _wait_for(lambda: _beats(beat), kit.timeout):
+        raise _fail("program-did-not-run", f"the kit's fork chain never ran under {kit.mechanism!r} (no beat in {beat})")
+    kit.reap(program, kit.timeout)
+    group = program.group or group
+    for attempt in range(10):
+        alive = kit.call("agent_tty_group_alive", group=group)
+        if alive is not True:
+            raise _fail(
+                "alive-trusts-one-judgement",
+                f"group_alive read {alive!r} on call {attempt + 1} of 10 while its program's fork chain runs "
+                "(it forks at once, so scans rarely show a member: freeze the group and look again)",
+            )
+    verdict = kit.call("agent_tty_kill_group", group=group, signal=signal.SIGKILL)
+    if verdict is GroupVerdict.AMBIGUOUS:
+        alive = kit.call("agent_tty_group_alive", group=group)
+        if alive is not True:
+            raise _fail("judges-live-group-gone", f"group_alive read {alive!r} for the chain kill_group left ambiguous")
+        return
+    if not _wait_for(lambda: _chain_ended(marker, beat), kit.timeout, 0.0):
+        raise _fail(
+            "unseen-chain-survives-kill",
+            f"kill_group(SIGKILL) returned {verdict!r}, but the fork chain of group {group.pid}, which no scan "
+            f"shows, still runs {kit.timeout} s later (its beat file still changes): freeze the group inside "
+            "kill_group (SIGSTOP, cgroup.freeze), judge what is stopped, kill, thaw",
+        )
+
+
+def check_runs_inside_the_program(kit: _Kit) -> str | None:
+    """[runs-inside-says-outside] runs_inside, asked in the program the plugin spawned and in a
+    job of its session in a process group of its own, reads True (a destroy that the program
+    runs must re-run detached, or it dies in its own kill). The plugin is loaded again in the
+    program: by its module's name, unpickled, or by calling its class without arguments; a
+    plugin none of these loads skips the check (the reason is in the report)."""
+    if not kit.implements("agent_tty_runs_inside"):
+        return None  # the core reads no answer as inside
+    if not kit.inside_program:
+        return "the caller said the plugin does not load in a program of its own (inside_program=False)"
+    import pickle
+    import types
+
+    plugin = kit.plugin
+    if isinstance(plugin, types.ModuleType):
+        spec: dict[str, Any] = {"module": plugin.__name__}
+    else:
+        try:
+            pickled: bytes | None = pickle.dumps(plugin)
+        except Exception:
+            pickled = None
+        spec = {"pickle": pickled, "class": f"{type(plugin).__module__}:{type(plugin).__qualname__}"}
+    spec.update(mechanism=kit.mechanism, identity=kit.host_identity, program_pid=None)
+    spec_path = kit.home / f"inside-{uuid.uuid4().hex[:8]}.pickle"
+    result_path = kit.home / f"inside-{uuid.uuid4().hex[:8]}.json"
+    spec_path.write_bytes(pickle.dumps(spec))
+    program = kit.spawn(
+        (sys.executable, "-c", INSIDE_SCRIPT, f"{kit.marker}-inside", str(spec_path), str(result_path)),
+        env={"PYTHONPATH": os.pathsep.join(path for path in sys.path if path)},
+    )
+    kit.capture(program)
+    if not _wait_for(result_path.exists, kit.timeout + 10.0, 0.05):
+        raise _fail("runs-inside-says-outside", f"the program that asks runs_inside wrote no answer in {kit.timeout + 10.0} s")
+    kit.reap(program, kit.timeout)
+    import json
+
+    result = json.loads(result_path.read_text())
+    for where, what in (("leader", "the program itself"), ("job", "a job of the program's session in a group of its own")):
+        got = result.get(where) or {}
+        if "load" in got:
+            return f"the plugin does not load again in a program of its own: {got['load']}"
+        if "raised" in got:
+            raise _fail("runs-inside-says-outside", f"runs_inside raised in {what}: {got['raised']}")
+        if got.get("answer") is not True:
+            raise _fail("runs-inside-says-outside", f"runs_inside read {got.get('answer')!r} in {what}")
+    return None
+
+
 def _beats(beat: Path) -> bool:
     first = _read(beat)
     time.sleep(0.05)
@@ -575,7 +744,9 @@ WHEN_USABLE = (
     check_forged_proof_no_signal,
     check_judges_live_group,
     check_judges_hosts,
+    check_unseen_fork_chain,
     check_kill_ends_fork_chain,
+    check_runs_inside_the_program,
     check_frees_what_it_made,
 )
 
@@ -595,7 +766,12 @@ def _workdir(given: Path | str | None) -> Iterator[Path]:
 
 
 def check_plugin_behaviour(
-    plugin: Any, mechanism: str, *, workdir: Path | str | None = None, timeout: float = 10.0
+    plugin: Any,
+    mechanism: str,
+    *,
+    workdir: Path | str | None = None,
+    timeout: float = 10.0,
+    inside_program: bool = True,
 ) -> BehaviourReport:
     """Run every behavioural check against `plugin` (a module or object with agent_tty_* hooks)
     registered as `mechanism`; raise AssertionError "[tag] ..." at the first broken promise.
@@ -604,9 +780,18 @@ def check_plugin_behaviour(
     plugin cannot work here, only the checks that need no spawn run; the others are listed in
     `skipped` with the probe's reason. `workdir` holds the kit's Home and session folders (a
     temporary folder, removed at the end, when None); `timeout` bounds each wait.
+    `inside_program=False` skips check_runs_inside_the_program, which loads the plugin again in
+    a program the kit spawned: for a plugin that works only with test doubles installed in this
+    process (the report's `skipped` says so).
     """
     from agent_tty.platform.contract import check_plugin
 
+    probe_hook = getattr(plugin, "agent_tty_probe", None)
+    if probe_hook is not None:
+        try:
+            probe_hook()
+        except Exception as err:
+            raise _fail("probe-raises", f"agent_tty_probe raised {type(err).__name__}: {err}") from err
     try:
         probe = check_plugin(plugin, mechanism)
     except AssertionError as err:
@@ -614,6 +799,7 @@ def check_plugin_behaviour(
     report = BehaviourReport(mechanism, probe)
     with _workdir(workdir) as root:
         kit = _Kit(plugin, mechanism, root, timeout)
+        kit.inside_program = inside_program
         try:
             kit.host_identity = kit.call("agent_tty_capture_host", mechanism=mechanism, pid=os.getpid())
             for check in ALWAYS:
@@ -623,8 +809,11 @@ def check_plugin_behaviour(
                 if not probe.usable:
                     report.skipped[check.__name__] = f"the probe says {mechanism!r} cannot work here: {probe.reason}"
                     continue
-                check(kit)
-                report.passed.append(check.__name__)
+                skipped = check(kit)
+                if isinstance(skipped, str):
+                    report.skipped[check.__name__] = skipped
+                else:
+                    report.passed.append(check.__name__)
         finally:
             kit.cleanup()
     return report

@@ -14,7 +14,8 @@ class ProcStat:
     pgrp: int
     session: int
     start_time: int
-    """Clock ticks after boot: one value per pid per boot, so it tells a reused pid apart."""
+    """Clock ticks after boot (os.sysconf("SC_CLK_TCK") a second, 100 on Linux: 10 ms each):
+    one value per pid per boot, so it tells a reused pid apart."""
 
 
 def parse_stat(text: str) -> ProcStat:
@@ -33,9 +34,13 @@ def parse_stat(text: str) -> ProcStat:
 
 
 def read_stat(pid: int | str) -> ProcStat | None:
-    """The process's stat, or None when no such process is in view.
+    """The process's stat, or None when no such process is in view (ENOENT, ESRCH: it never
+    ran, ended, or hidepid=2 hides it; or its stat line does not parse).
 
-    PermissionError passes through: /proc refused to show it (hidepid, a security module)."""
+    Every other OSError passes through, because None reads "gone" and a failed read proves
+    nothing: PermissionError (EACCES: /proc refused to show it, hidepid=1 or a security module),
+    and errors a retry may change, such as EMFILE/ENFILE (no fd left) or EINTR. A zombie is in
+    view: its state is "Z" (see is_live_state)."""
     try:
         with open(f"/proc/{pid}/stat", "rb") as handle:
             text = handle.read().decode("utf-8", "surrogateescape")
@@ -74,6 +79,8 @@ def read_real_uid(pid: int | str) -> int | None:
 
 
 def is_live_state(state: str) -> bool:
+    """Every state but zombie (Z) and dead (X, x) is live: R, S, D, T (stopped: a frozen
+    member is live), t, I, W, P. A Z leader may still have live threads (has_live_thread)."""
     return state not in ("Z", "X", "x")
 
 

@@ -144,6 +144,97 @@ class KillsTheLeaderOnly(Delegate):
         return verdict
 
 
+class SignalsWithoutProofUnlessKill(Delegate):
+    """Proves the group for SIGKILL only: the shutdown's SIGHUP, the `signal` command's SIGINT
+    and SIGTERM go to the recorded id unproven (R15)."""
+
+    def kill_group(self, group: GroupRef, signal: int) -> GroupVerdict | None:
+        if signal == 9:
+            return super().kill_group(group, signal)
+        try:
+            os.killpg(group.pid, signal)  # wrong: no proof read for the other signals
+        except ProcessLookupError:
+            return GroupVerdict.GONE
+        return GroupVerdict.OWNED
+
+
+class ListScan(Delegate):
+    """Right, but judging by a listing of /proc alone (no read of the pids handed out last, as
+    linux_autogroup does): a fork chain that forks at once is out of its view, so it must freeze
+    the group to see it (as the example plugin does)."""
+
+    def _list_judge(self, group: GroupRef) -> tuple[GroupVerdict, Any]:
+        from agent_tty_plugins._posix import procfs
+
+        proof = group.proof or {}
+        token = proof.get("autogroup")
+        if token is None or proof.get("bootId") != procfs.boot_id():
+            return GroupVerdict.UNKNOWN, None  # never ours without the whole proof
+        try:
+            leader = procfs.read_stat(group.pid)
+        except PermissionError:
+            return GroupVerdict.UNKNOWN, None
+        if leader is not None and leader.start_time != proof.get("startTime"):
+            return GroupVerdict.UNPROVEN, None
+        for _scan in range(2):
+            for member in procfs.scan_group(group.pid).members:
+                if not procfs.is_live_state(member.state) or member.session != group.pid:
+                    continue
+                try:
+                    if procfs.read_autogroup(member.pid) == token and procfs.read_real_uid(member.pid) == os.geteuid():
+                        return GroupVerdict.OWNED, member
+                except OSError:
+                    return GroupVerdict.UNKNOWN, None
+        return GroupVerdict.GONE, None
+
+    def judge_group(self, group: GroupRef) -> GroupVerdict | None:
+        return self._list_judge(group)[0]
+
+    def _signal_if_owned(self, group: GroupRef, signal: int) -> GroupVerdict:
+        from agent_tty_plugins._posix import groups
+
+        verdict = self._list_judge(group)[0]
+        if verdict is GroupVerdict.OWNED:
+            groups.signal_group(group.pid, signal)
+        return verdict
+
+    def kill_group(self, group: GroupRef, signal: int) -> GroupVerdict | None:
+        from agent_tty_plugins._posix import groups
+
+        verdict = self._signal_if_owned(group, signal)
+        if verdict is GroupVerdict.GONE and signal == 9 and groups.probe_group(group.pid) is groups.Probe.FOUND:
+            groups.signal_group(group.pid, 19)  # SIGSTOP: stopped members stay in view
+            try:
+                verdict = self._signal_if_owned(group, signal)
+            finally:
+                groups.signal_group(group.pid, 18)  # SIGCONT
+        return verdict
+
+
+class NoFreeze(ListScan):
+    """Kills what its scan shows, and never stops the group to look again."""
+
+    def kill_group(self, group: GroupRef, signal: int) -> GroupVerdict | None:
+        return self._signal_if_owned(group, signal)
+
+
+class AliveByOneJudgement(ListScan):
+    """group_alive from one judge_group (MechanismPlugin's default), which misses a chain."""
+
+    def group_alive(self, group: GroupRef) -> bool | None:
+        return MechanismPlugin.group_alive(self, group)
+
+
+class RunsInsideNever(Delegate):
+    def runs_inside(self, program_pid: int, host_identity: dict[str, Any] | None) -> bool:
+        return False  # wrong: a destroy the program runs would die in its own kill
+
+
+class ProbeRaises(Delegate):
+    def probe(self) -> ProbeResult:
+        raise RuntimeError("the kit's imaginary library is missing")
+
+
 class NeverUsable(Delegate):
     def probe(self) -> ProbeResult:
         return ProbeResult(self.mechanism, False, 1, "needs the kit's imaginary kernel")
@@ -165,7 +256,12 @@ def wrong_plugins_can_run() -> None:
         (KillsWithoutProof, "signals-without-proof"),
         (JudgesEveryGroupGone, "judges-live-group-gone"),
         (JudgesEveryHostDead, "judges-live-host-dead"),
-        (KillsTheLeaderOnly, "fork-chain-survives-kill"),
+        (KillsTheLeaderOnly, "(?:unseen-chain|fork-chain)-survives-kill"),  # the unseen chain runs first
+        (SignalsWithoutProofUnlessKill, "signals-without-proof"),
+        (NoFreeze, "unseen-chain-survives-kill"),
+        (AliveByOneJudgement, "alive-trusts-one-judgement"),
+        (RunsInsideNever, "runs-inside-says-outside"),
+        (ProbeRaises, "probe-raises"),
     ],
     ids=lambda value: value.__name__ if isinstance(value, type) else value,
 )
@@ -177,9 +273,11 @@ def test_the_kit_fails_a_wrong_plugin_with_the_promise_it_breaks(plugin: type[De
 
 
 @pytest.mark.usefixtures("wrong_plugins_can_run")
-def test_the_delegate_itself_passes(tmp_path: Path) -> None:
-    """The wrong plugins fail by what they override, not by the delegation."""
-    report = check_plugin_behaviour(Delegate(), Delegate.mechanism, workdir=tmp_path)
+@pytest.mark.parametrize("plugin", [Delegate, ListScan], ids=lambda value: value.__name__)
+def test_the_delegate_itself_passes(plugin: type[Delegate], tmp_path: Path) -> None:
+    """The wrong plugins fail by what they override, not by the delegation (nor, for NoFreeze
+    and AliveByOneJudgement, by judging from a listing of /proc alone)."""
+    report = check_plugin_behaviour(plugin(), Delegate.mechanism, workdir=tmp_path)
     assert report.skipped == {}
     assert _left_behind(tmp_path) == []
 

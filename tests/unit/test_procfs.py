@@ -33,3 +33,29 @@ def test_group_signals_refuse_wide_ids() -> None:
 
 def test_probe_of_a_free_group_id() -> None:
     assert groups.probe_group(2**22 + 12345) is groups.Probe.NONE
+
+
+def test_read_stat_raises_what_does_not_prove_a_process_gone() -> None:
+    """None reads "gone": read_stat answers it only when no such process is in view. Out of fds
+    (EMFILE) it raises, and its docstring (and agent_tty_plugins.posix's) says so."""
+    import subprocess
+    import sys
+
+    script = (
+        "import errno, os, resource\n"
+        "from agent_tty_plugins._posix import procfs\n"
+        "held = []\n"
+        "resource.setrlimit(resource.RLIMIT_NOFILE, (64, resource.getrlimit(resource.RLIMIT_NOFILE)[1]))\n"
+        "try:\n"
+        "    while True: held.append(os.open('/dev/null', os.O_RDONLY))\n"
+        "except OSError as err: assert err.errno == errno.EMFILE\n"
+        "try: procfs.read_stat(os.getpid())\n"
+        "except OSError as err: print(errno.errorcode[err.errno])\n"
+        "else: print('no error')\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "EMFILE"
+    from agent_tty_plugins import posix
+
+    assert "EMFILE" in (procfs.read_stat.__doc__ or "")
+    assert "EMFILE" in (posix.__doc__ or "")
