@@ -133,7 +133,17 @@ def build(home: str | None, client: Client | None = None, idle_timeout: float | 
     instructions = INSTRUCTIONS.format(idle=_idle_sentence(default_idle))
     # WARNING: the SDK logs every request at INFO on stderr, a cost on each round trip.
     server = AgentTtyServer(name="agent-tty", version=__version__, instructions=instructions, log_level="WARNING")
-    tool = server.tool
+
+    def tool(**options: Any) -> Any:
+        """server.tool, with the docstring as one paragraph: a description is read by a model as
+        it is sent, and a docstring's continuation lines carry the code's indentation."""
+        register = server.tool(**options)
+
+        def decorate(function: Any) -> Any:
+            function.__doc__ = " ".join((function.__doc__ or "").split())
+            return register(function)
+
+        return decorate
 
     # ------------------------------------------------------------------ sessions
 

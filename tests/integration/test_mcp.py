@@ -71,7 +71,7 @@ def test_tools_listed_with_input_and_output_schemas(cli: Cli) -> None:
             tool = listed[name]
             assert tool.input_schema["type"] == "object", name
             assert tool.output_schema is not None and tool.output_schema["type"] == "object", name
-            assert tool.description, name
+            assert tool.description and "  " not in tool.description and "\n" not in tool.description, (name, tool.description)
         wait = listed["wait"].input_schema["properties"]
         assert "seconds" in wait["timeout"]["description"].lower()
         assert {"text", "regex", "screen_stable_ms", "idle_ms", "exit", "after_seq", "output"} <= set(wait)
