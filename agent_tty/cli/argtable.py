@@ -149,7 +149,9 @@ TABLE = {
     ),
     'mcp': (
         (),
-        (),
+        (
+            (('--idle-timeout',), 'idle_timeout', 'str', False, False, None),
+        ),
     ),
     'version': (
         (),

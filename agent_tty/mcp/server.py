@@ -368,8 +368,9 @@ def _saved_png(result: dict[str, Any]) -> bytes:
     return data
 
 
-def serve(home: str | None) -> None:
-    """Serve until the client closes stdin (mcp/stdio.py), then exit."""
+def serve(home: str | None, idle_timeout: float | None = None) -> None:
+    """Serve until the client closes stdin (mcp/stdio.py), then exit. `idle_timeout`: `agent-tty
+    mcp --idle-timeout`, which outranks AGENT_TTY_MCP_IDLE_TIMEOUT (None: that, else the default)."""
     import os
     import sys
 
@@ -377,7 +378,8 @@ def serve(home: str | None) -> None:
 
     from agent_tty.mcp.stdio import serve_stdio
 
-    idle_timeout = idle_timeout_default()  # a bad AGENT_TTY_MCP_IDLE_TIMEOUT: exit 2 before anything starts
+    if idle_timeout is None:
+        idle_timeout = idle_timeout_default()  # a bad AGENT_TTY_MCP_IDLE_TIMEOUT: exit 2 before anything starts
     client = Client(home)
     server = build(home, client, idle_timeout)
     try:
