@@ -24,14 +24,14 @@ import typer
 
 HELP_OPTIONS = ["-h", "--help"]
 
-# The annotation's type to the click type, its name in argtable, and whether it takes many values.
-_TYPES: dict[Any, tuple[Any, str, bool]] = {
-    str: (click.STRING, "str", False),
-    str | None: (click.STRING, "str", False),
-    int: (click.INT, "int", False),
-    int | None: (click.INT, "int", False),
-    bool: (click.BOOL, "bool", False),
-    list[str]: (click.STRING, "str", True),
+# The annotation's type to the click type and whether the parameter takes many values.
+_TYPES: dict[Any, tuple[Any, bool]] = {
+    str: (click.STRING, False),
+    str | None: (click.STRING, False),
+    int: (click.INT, False),
+    int | None: (click.INT, False),
+    bool: (click.BOOL, False),
+    list[str]: (click.STRING, True),
 }
 
 # What a declaration may name: the annotations are evaluated here, not in the command's module.
@@ -86,7 +86,7 @@ def build(name: str, summary: str, function: Callable[..., Any], examples: tuple
     argument_help: list[tuple[str, str]] = []
     for parameter in inspect.signature(function).parameters.values():
         base, declared, names = _declaration(name, parameter)
-        click_type, _, many = _TYPES[base]
+        click_type, many = _TYPES[base]
         required = parameter.default is inspect.Parameter.empty
         default = None if required else parameter.default
         help_text = getattr(declared, "help", None)
