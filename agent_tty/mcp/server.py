@@ -307,9 +307,20 @@ def build(home: str | None, client: Client | None = None, idle_timeout: float | 
         session_id: SessionId,
         structured: Annotated[
             bool,
-            Field(description=f"Also every cell with its colours and attributes; a screen of at most {STRUCTURED_CELLS_PER_CALL:,} cells (cols x rows), else INVALID_INPUT."),
+            Field(
+                description="Also every cell with its colours and attributes: nine keys a cell, about 290 KB for 80x24; "
+                f"a screen of at most {STRUCTURED_CELLS_PER_CALL:,} cells (cols x rows), else INVALID_INPUT. "
+                "Prefer styles."
+            ),
         ] = False,
         scrollback: Annotated[bool, Field(description="Also the lines that scrolled off the top.")] = False,
+        styles: Annotated[
+            bool,
+            Field(
+                description="Also the colours and attributes as runs: {row, col, len, text} and what differs from the default "
+                "style, for the runs not in it (a few hundred bytes for a coloured prompt); the same screen bound as structured."
+            ),
+        ] = False,
     ) -> _out("snapshot"):
         """The screen: its lines as text content, and the snapshot (cursor, seq, hash) as structured content."""
 
@@ -317,9 +328,17 @@ def build(home: str | None, client: Client | None = None, idle_timeout: float | 
             lines = [*result.get("scrollback", []), *result.get("lines", [])]
             return [TextContent(type="text", text="\n".join(lines).rstrip("\n"))]
 
-        return await call(
-            ctx, lambda: client.find(session_id).snapshot(structured, scrollback, max_cells=STRUCTURED_CELLS_PER_CALL), content=screen_text
-        )
+        def take() -> dict[str, Any]:
+            result = client.find(session_id).snapshot(structured or styles, scrollback, max_cells=STRUCTURED_CELLS_PER_CALL)
+            if styles:
+                from agent_tty.mcp.styles import style_runs
+
+                result = {**result, "styles": style_runs(result["cells"])}
+                if not structured:
+                    del result["cells"]
+            return result
+
+        return await call(ctx, take, content=screen_text)
 
     @tool(name="screenshot", annotations=READ)
     async def screenshot(

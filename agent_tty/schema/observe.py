@@ -37,6 +37,24 @@ class Cell(Model):
     strikethrough: bool = doc("Struck through.")
 
 
+class StyleRun(Model):
+    """Adjacent cells of one row in one style that is not the default; only the attributes that
+    differ from the default are present."""
+
+    row: int = doc("Row, from 0.")
+    col: int = doc("First column, from 0.")
+    len: int = doc("How many cells (a wide character takes two).")
+    text: str = doc("The run's text.")
+    fg: int | str = absent("Foreground: a palette index or `#rrggbb` (absent: the default).")
+    bg: int | str = absent("Background: a palette index or `#rrggbb` (absent: the default).")
+    bold: bool = absent("Bold (present only when true).")
+    italic: bool = absent("Italic (present only when true).")
+    underline: bool = absent("Underlined (present only when true).")
+    inverse: bool = absent("Inverse video (present only when true).")
+    faint: bool = absent("Faint (present only when true).")
+    strikethrough: bool = absent("Struck through (present only when true).")
+
+
 class SnapshotResult(SessionResult):
     """The text form; `--format structured` adds `cells`, `--scrollback` adds `scrollback`."""
 
@@ -53,6 +71,7 @@ class SnapshotResult(SessionResult):
     source: Literal["live", "replay"] = doc("live: the host's screen; replay: rebuilt from an ended session's log.")
     scrollback: list[str] = absent("--scrollback: the rows that scrolled off the top, oldest first (absent otherwise).")
     cells: list[list[Cell]] = absent("--format structured: rows of cells with colours and attributes (absent otherwise).")
+    styles: list[StyleRun] = absent("MCP `snapshot` with `styles`: the runs not in the default style, far smaller than cells (absent otherwise).")
 
 
 class ScreenshotResult(SessionResult):

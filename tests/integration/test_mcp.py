@@ -490,3 +490,29 @@ def test_the_servers_idle_timeout_flag_outranks_its_environment(cli: Cli) -> Non
     assert done.returncode == 2, done.stdout
     error = json.loads(done.stdout)["error"]
     assert "--idle-timeout" in error["message"], error
+
+
+def test_snapshot_styles_are_runs_a_model_can_read(tty: Cli) -> None:
+    """Issue 29.7: a structured snapshot is nine keys a cell (about 290 KB for 80x24); `styles`
+    gives the same colours and attributes as runs, only where they differ from the default."""
+
+    async def steps(session: Any) -> None:
+        program = ["sh", "-c", "printf 'plain \\033[31mred\\033[0m and \\033[1;44mbold on blue\\033[0m\\n'; exec sleep 60"]
+        sid = (await ok(session, "create", argv=program)).structured_content["sessionId"]
+        await ok(session, "wait", session_id=sid, text="bold on blue")
+        styled = (await ok(session, "snapshot", session_id=sid, styles=True)).structured_content
+        assert "cells" not in styled
+        assert styled["lines"][0] == "plain red and bold on blue"
+        assert styled["styles"] == [
+            {"row": 0, "col": 6, "len": 3, "text": "red", "fg": 1},
+            {"row": 0, "col": 14, "len": 12, "text": "bold on blue", "bg": 4, "bold": True},
+        ], styled["styles"]
+        cells = (await ok(session, "snapshot", session_id=sid, structured=True)).structured_content
+        assert "styles" not in cells
+        both = (await ok(session, "snapshot", session_id=sid, structured=True, styles=True)).structured_content
+        assert both["styles"] == styled["styles"] and both["cells"] == cells["cells"]
+        # The size a model reads: the runs against the cells of the same screen.
+        assert len(json.dumps(styled)) * 20 < len(json.dumps(cells)), (len(json.dumps(styled)), len(json.dumps(cells)))
+        await ok(session, "destroy", session_id=sid)
+
+    drive(tty, steps)
