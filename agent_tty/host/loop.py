@@ -17,6 +17,7 @@ from agent_tty.host.echo import EchoFilter, can_filter
 from agent_tty.host.replies import DROPPED_LABEL, TerminalReplies
 from agent_tty.host.eventlog import RETRY_FIRST_S, RETRY_MAX_S, EventLog
 from agent_tty.host.signals import HostSignals
+from agent_tty.host.typeahead import POLL_S as HELD_POLL_S, HeldRun, LineReader
 from agent_tty.host.terminal import RUN_MARKER, LiveScreen, Wait, compile_wait, visible_hash
 from agent_tty.host.writer import ManifestWriter
 from agent_tty.platform.manager import Platform
@@ -128,6 +129,10 @@ class Host:
         self.paste_open = False
         """A streamed bracketed paste whose end bracket has not gone to the program yet."""
         self.marker_tail = b""
+        self.held_runs: list[HeldRun] = []
+        """Runs whose line waits for the shell to read it (ADR 0031), in the order they came."""
+        self.held_timer: int | None = None
+        self.line_reader = LineReader(writer.current.argv[0] if writer.current.argv else None)
         self.echo: EchoFilter | None = None
         """Hides the echo of the last `run`'s completion postamble (ADR 0007)."""
         self.gate_echo: EchoFilter | None = None
@@ -477,6 +482,44 @@ class Host:
         begin = max(start, self.output.end - RUN_OUTPUT_MAX, self.output.base)
         return {"output": plain_text(self.output.since(begin)), "outputTruncated": begin > start}
 
+    def _type_held_runs(self) -> None:
+        """Type the held runs, oldest first, each once the shell reads it and the echo of the
+        run before it was followed (one echo filter at a time); answer those past their time."""
+        self.held_timer = None
+        while self.held_runs and self.exit is None:
+            held = self.held_runs[0]
+            now = time.monotonic()
+            if (self.echo is None or self.echo.finished) and self._shell_reads(now - held.since):
+                self.held_runs.pop(0)
+                self._type_run(held)
+                continue
+            if held.deadline is not None and now >= held.deadline:
+                self.held_runs.pop(0)
+                self._reply(held.conn, {"seq": None, "completed": False, "timedOut": True})
+                self._served(held.conn)
+                continue
+            self.held_timer = self.after(HELD_POLL_S, self._type_held_runs)
+            return
+
+    def _shell_reads(self, waited_s: float) -> bool:
+        foreground = current().foreground(self.program.fd)
+        own = foreground is not None and foreground[0] == self.group.pid
+        return self.line_reader.reads(current().terminal_echoes(self.program.fd), own, waited_s)
+
+    def _type_run(self, held: HeldRun) -> None:
+        try:
+            seq = self._input((held.command + held.postamble + "\r").encode("utf-8", "surrogateescape"), "run")
+        except AgentTtyError as err:
+            self._reply_error(held.conn, err)
+            self._served(held.conn)
+            return
+        self._arm_echo(held.command, held.postamble)
+        if not held.wait:
+            self._reply(held.conn, {"seq": seq, "completed": False, "timedOut": False})
+            self._served(held.conn)
+            return
+        self._add_wait(Wait(held.conn, "run", held.deadline, token=held.token, seq=seq))
+
     def _add_wait(self, wait: Wait) -> None:
         """A new wait is judged at once (its text may be on the screen already), not when a
         check queued for earlier waits (up to WAIT_CHECK_S away) comes due."""
@@ -538,6 +581,10 @@ class Host:
         if self.waits:
             self._check_waits()
         ended = {"exitCode": self.exit.exit_code if self.exit else None, "exitSignal": self.exit.exit_signal if self.exit else None}
+        held, self.held_runs = self.held_runs, []
+        for run in held:  # never typed: the program ended before its shell read them
+            self._reply(run.conn, {"seq": None, "completed": False, "ended": True, "timedOut": False, **ended})
+            self._served(run.conn)
         for wait in list(self.waits):
             if wait.kind == "exit":
                 self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq, **ended})
@@ -1085,13 +1132,11 @@ class Host:
             token = secrets.token_hex(6)
             joiner = " " if command.endswith("&") else "; "
             marker = f"printf '\\033]7770;%s;%s\\007' {token} $?"
-            seq = self._input((command + joiner + marker + "\r").encode("utf-8", "surrogateescape"), "run")
-            self._arm_echo(command, joiner + marker)
-            if not request.get("wait", True):
-                return {"seq": seq, "completed": False, "timedOut": False}
             timeout_ms = request.get("timeoutMs")
-            deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
-            self._add_wait(Wait(conn, "run", deadline, token=token, seq=seq))
+            now = time.monotonic()
+            deadline = now + timeout_ms / 1000 if timeout_ms else None
+            self.held_runs.append(HeldRun(conn, command, joiner + marker, token, bool(request.get("wait", True)), deadline, now))
+            self._type_held_runs()
             return None
         if op == "wait":
             kind, pattern, quiet_s = compile_wait(request)

@@ -40,6 +40,7 @@ def run(engine: Engine, session_id: str, command: str, timeout_ms: int | None = 
     result = {"sessionId": session_id, **RUN_RESULT, **{key: answer[key] for key in RUN_RESULT if key in answer}}
     if result["seq"] is None:  # a run that did not complete answers with the input's seq
         result["seq"] = answer.get("seq")
+    result["typed"] = result["seq"] is not None  # null: the shell never read it in time (ADR 0031)
     return result
 
 

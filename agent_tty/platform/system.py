@@ -103,6 +103,12 @@ class System:
         the name of its leader (None when unread); None where it cannot be told."""
         return None
 
+    def terminal_echoes(self, terminal_fd: int) -> bool | None:
+        """Whether the terminal whose controller is `terminal_fd` echoes input itself (the line
+        discipline's ECHO: on in a shell's canonical mode, off while a line editor reads); None
+        where it cannot be told (no termios)."""
+        return None
+
     def terminal_check(self) -> dict[str, Any]:
         """Whether this process can open a terminal for a program: {"ok": bool, "reason"?}."""
         return {"ok": False, "reason": self.reason}
@@ -214,6 +220,14 @@ class PosixSystem(System):
                 return group, comm.read().strip() or None
         except OSError:
             return group, None
+
+    def terminal_echoes(self, terminal_fd: int) -> bool | None:
+        import termios
+
+        try:
+            return bool(termios.tcgetattr(terminal_fd)[3] & termios.ECHO)
+        except (OSError, termios.error):
+            return None
 
     def process_limit(self) -> str | None:
         import resource

@@ -9,7 +9,8 @@ class RunResult(SessionResult):
     """One shape for every outcome (completed, timed out, the program ended, --no-wait): the
     same keys, null where unknown. The exit code tells them apart: 0, 11 (timedOut), 4 (ended)."""
 
-    seq: int | None = doc("The event seq of the typed command line.")
+    seq: int | None = doc("The event seq of the typed command line; null when it was never typed.")
+    typed: bool = doc("Whether the line was typed: false when the shell did not come back to read it within --timeout (nothing typed; ADR 0031).")
     completed: bool = doc("Whether the command completed (its hidden completion marker was seen).")
     timedOut: bool = doc("Whether --timeout passed before it completed (exit 11).")
     ended: bool = doc("Whether the program ended before the command completed (exit 4).")

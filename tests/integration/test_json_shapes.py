@@ -37,7 +37,7 @@ SCHEMA: dict[str, tuple[dict[str, Any], dict[str, Any]]] = {
     "record": ({"sessionId": S, "format": S, "path": S, "sha256": S, "bytes": I, "events": I, "duration": NUM}, {}),
     "signal": ({"sessionId": S, "signal": S, "delivered": B, "seq": I, "group": I, "foreground": B}, {}),
     "run": (
-        {"sessionId": S, "seq": I, "completed": B, "timedOut": B, "ended": B, "exitStatus": (I, N), "markerSeq": (I, N),
+        {"sessionId": S, "seq": (I, N), "typed": B, "completed": B, "timedOut": B, "ended": B, "exitStatus": (I, N), "markerSeq": (I, N),
          "output": (S, N), "outputTruncated": B, "exitCode": (I, N), "exitSignal": (I, N)},
         {},
     ),

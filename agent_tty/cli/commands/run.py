@@ -35,7 +35,10 @@ def command(
 
     if result["timedOut"]:
         emit(result, (result["output"] or "").rstrip("\n"))  # what it printed so far
-        note(f"timed out waiting for the command to complete (seq {result['seq']})")
+        if not result["typed"]:
+            note("timed out before the shell read the line: nothing was typed (a command may hold the terminal)")
+        else:
+            note(f"timed out waiting for the command to complete (seq {result['seq']})")
         return ExitCode.WAIT_TIMEOUT
     if result["ended"]:
         how = f"signal {result['exitSignal']}" if result["exitSignal"] is not None else f"exit code {result['exitCode']}"
