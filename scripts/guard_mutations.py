@@ -105,6 +105,12 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         [("plugins/linux_autogroup/__init__.py", "    if _token(group) is None or not procfs.proc_shows_own_pid_space():\n        return GroupVerdict.GONE\n", "    return GroupVerdict.GONE\n")],
         "tests/integration/test_fork_chain.py::test_gc_keeps_and_destroy_ends_a_fork_chain[linux_autogroup]",
     ),
+    # docs/lifecycle.md's hand mutation: gc trusts "only zombies" without freezing first. Green on
+    # main today (issue 24): the session scan's recent pids see the chain without the freeze.
+    "GcFreezesUnseenGroup": (
+        [("plugins/linux_autogroup/__init__.py", "    if probe is groups.Probe.FOUND:\n        frozen = _frozen_judgement(group)\n", "    if probe is groups.Probe.FOUND:\n        frozen = GroupVerdict.GONE\n")],
+        "tests/platforms/linux_cgroup/test_namespaces.py::test_non_reaping_pid_1_autogroup_freezes_the_chain",
+    ),
     "ReconcileRereads": (
         [
             ("agent_tty/lifecycle/reconcile.py", "    again = _reread(engine, paths)\n", "    again = manifest\n"),
