@@ -295,12 +295,11 @@ def _fast_values(name: str, args: list[str]) -> dict[str, object] | None:
     from agent_tty.cli.fastparse import parse
 
     values = parse(TABLE[name], args)
-    if values is not None and isinstance(values.get("session_id"), str):
-        # As parse.build's callback: a session_id takes an id, a name or an id prefix.
-        from agent_tty.cli.resolve import resolve_session
+    if values is None:
+        return None
+    from agent_tty.cli.resolve import resolve_arguments
 
-        values["session_id"] = resolve_session(values["session_id"])
-    return values
+    return resolve_arguments(values)
 
 
 def _run_command(name: str, info: CommandInfo, module: object, args: list[str]) -> int:

@@ -111,11 +111,10 @@ def build(name: str, summary: str, function: Callable[..., Any], examples: tuple
     def callback(**values: Any) -> Any:
         # click gives a repeated option or a variadic argument as a tuple; commands take lists.
         values = {key: list(value) if isinstance(value, tuple) else value for key, value in values.items()}
-        if resolve_ids and isinstance(values.get("session_id"), str):
-            # A parameter named session_id takes an id, a name or an id prefix (cli/resolve.py).
-            from agent_tty.cli.resolve import resolve_session
+        if resolve_ids:  # False in tests of parsing alone: no Home to resolve ids in
+            from agent_tty.cli.resolve import resolve_arguments
 
-            values["session_id"] = resolve_session(values["session_id"])
+            values = resolve_arguments(values)
         return function(**values)
 
     return Command(

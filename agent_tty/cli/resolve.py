@@ -12,6 +12,16 @@ from __future__ import annotations
 from agent_tty.cli.output import GLOBALS
 
 
+def resolve_arguments(values: dict[str, object]) -> dict[str, object]:
+    """A command's parsed arguments with its `session_id` (an id, a name or an id prefix)
+    resolved to an id: the one step both parsers (cli/fastparse.py and click's callback in
+    cli/parse.py) take after reading argv."""
+    ref = values.get("session_id")
+    if isinstance(ref, str):
+        values["session_id"] = resolve_session(ref)
+    return values
+
+
 def resolve_session(ref: str) -> str:
     """The id `ref` names; records in GLOBALS.resolved how it matched when it was not the id.
 
