@@ -170,7 +170,8 @@ def test_a_spare_host_serves_the_next_create_and_ends_with_the_client(client: Cl
         assert session.destroy()["status"] == "destroyed"
     assert _spares(client)  # the next one waits
     client.close()
-    assert _spares(client) == []
+    # The spare ends at the end of its pipe, a moment after close (seen still there once, in CI).
+    wait_until(lambda: _spares(client) == [], timeout=20, what="the spare host to end with the client")
 
 
 def test_a_spare_host_still_warming_up_is_kept_for_a_later_create(client: Client) -> None:
