@@ -502,8 +502,7 @@ class Host:
             return
 
     def _shell_reads(self, waited_s: float) -> bool:
-        foreground = current().foreground(self.program.fd)
-        own = foreground is not None and foreground[0] == self.group.pid
+        own = self._own_foreground() is not None
         return self.line_reader.reads(current().terminal_echoes(self.program.fd), own, waited_s)
 
     def _type_run(self, held: HeldRun) -> None:
@@ -1021,10 +1020,14 @@ class Host:
         """The session's program's name while its own group has the terminal (`create --
         python3 -q`); None while a job of it does (a shell's command may be gone a moment
         later, and what it types ahead is the shell's) or where it cannot be told."""
+        foreground = self._own_foreground()
+        return foreground[1] if foreground is not None else None
+
+    def _own_foreground(self) -> tuple[int, str | None] | None:
+        """The terminal's foreground group and its leader's name while it is the program's own
+        group (not a job of it); None otherwise or where it cannot be told."""
         foreground = current().foreground(self.program.fd)
-        if foreground is None or foreground[0] != self.group.pid:
-            return None
-        return foreground[1]
+        return foreground if foreground is not None and foreground[0] == self.group.pid else None
 
     def _end_fields(self) -> dict[str, Any]:
         current = self.writer.current
