@@ -326,7 +326,9 @@ HostChecksBeforeSpawn ==
                    gcVars, destroyVars, historyVars>>
 
 \* _start: platform.spawn, capture_program (TokenNamesProgram) and, in the same synchronous
-\* block, write_record(paths.program, ...) (RecordsProgramSync)
+\* block, write_record(paths.program, ...) (RecordsProgramSync). One step, because the program
+\* is held at its start until program.json names it (StartGate: release() after the write), so
+\* a host that dies inside the block leaves no program running.
 HostSpawns ==
     /\ hpc = "spawn" /\ hAlive
     /\ leader' = "runs"

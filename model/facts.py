@@ -247,6 +247,10 @@ GUARDS: dict[str, Callable[[], bool]] = {
         HOST_MAIN, "_start", "program = platform.spawn(request)",
         "captured = platform.capture_program(mechanism, program.pid, os.getpid())",
         "write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof))",
+        # StartGate: the program runs its own code only from here, so the model's one step from
+        # spawn to program.json holds even when the host dies in between.
+        "release = getattr(program, 'release', None)",
+        "release()",
         "writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid)",
     ),
     "ProvesGroupOwnership": lambda: has(

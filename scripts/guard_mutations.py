@@ -144,14 +144,24 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         "tests/unit/test_writer.py::test_nothing_after_a_terminal_record",
     ),
     "RecordsProgramSync": (
-        [(
-            "agent_tty/host/main.py",
-            "        write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof))\n"
-            "        writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid)\n",
-            "        writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid)\n"
-            "        write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof))\n",
-        )],
+        [
+            (
+                "agent_tty/host/main.py",
+                "    ended = _start_up_write(host, paths, lambda: write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof)))\n",
+                "    ended = None\n",
+            ),
+            (
+                "agent_tty/host/main.py",
+                "    ended = _start_up_write(host, paths, lambda: writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid))\n",
+                "    ended = _start_up_write(host, paths, lambda: writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid))\n"
+                "    ended = ended or _start_up_write(host, paths, lambda: write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof)))\n",
+            ),
+        ],
         "tests/integration/test_replays.py::test_host_death_in_its_start_up_write_leaves_a_named_program",
+    ),
+    "StartGate": (
+        [("agent_tty/host/main.py", "        program = platform.spawn(request)\n", "        program = platform.spawn(request)\n        program.release()\n")],
+        "tests/integration/test_replays.py::test_host_death_before_program_json_leaves_no_program",
     ),
     "InsideCheckReadsEnv": (
         [("agent_tty/ops/destroy.py", '    if os.environ.get("AGENT_TTY_SESSION_ID") == session_id:\n        return True\n', "")],

@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from agent_tty.host.signals import HostSignals
 from agent_tty.lifecycle.refusals import PROCESS_REFUSALS, storage_exit
@@ -14,6 +16,9 @@ from agent_tty.protocol.status import Status
 from agent_tty.storage.files import FolderGone, exists, read_record, write_record
 from agent_tty.storage.home import Home, SessionPaths, trusted_socket_path
 from agent_tty.storage.records import Failure, HostRecord, Manifest, ProgramRecord
+
+if TYPE_CHECKING:
+    from agent_tty.host.loop import Host
 
 # Variables of ours that the program must not inherit: the destroy re-run marker would make
 # a destroy the program runs skip its inside check (ReRunsInNewSession).
@@ -159,6 +164,22 @@ def main(argv: list[str]) -> int:
         raise
 
 
+def _start_up_write(host: Host, paths: SessionPaths, write: Callable[[], object]) -> int | None:
+    """A start-up record: None once written, else the host's exit status. A full disk or an
+    unwritable folder at start-up: no record names the program as running, so it must not
+    outlive us (abandon stops it through its proof; create reads why from our exit status)."""
+    try:
+        write()
+    except FolderGone:
+        host.abandon()
+        return 1
+    except AgentTtyError as err:
+        log_crash(paths)
+        host.abandon()
+        return storage_exit(err) if err.code is ErrorCode.STORAGE_ERROR else 1
+    return None
+
+
 class ServingFailed(Exception):
     """An error after the session was served: a crash to log, not a start-up write's exit status."""
 
@@ -239,8 +260,9 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
         )
         return 1
 
-    # RecordsProgramSync: from the spawn to program.json nothing waits, so no host death in
-    # between can leave a program that no file names, except inside this very block.
+    # RecordsProgramSync: from the spawn to program.json the program is held at its start
+    # (StartGate, released below), so a host that dies in between leaves no program running
+    # that no file names. A plugin whose handle has no release() leaves that window open.
     captured = platform.capture_program(mechanism, program.pid, os.getpid())
     proof = captured.proof
     if proof is not None and identity is None and proof.get("autogroup") is not None:
@@ -258,18 +280,26 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     from agent_tty.host.loop import Host
 
     host = Host(paths, platform, writer, events, program, group, signals, manifest.idle_timeout_ms)
-    try:
-        write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof))
-        writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid)
-    except FolderGone:
-        host.abandon()
-        return 1
-    except AgentTtyError as err:
-        # A full disk or an unwritable folder at start-up: no record names the program as
-        # running, so it must not outlive us (create reads why from our exit status).
-        log_crash(paths)
-        host.abandon()
-        return storage_exit(err) if err.code is ErrorCode.STORAGE_ERROR else 1
+    ended = _start_up_write(host, paths, lambda: write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof)))
+    if ended is not None:
+        return ended
+    # StartGate: a program spawned held runs its own code only from here, once program.json
+    # names it; a host that died before this line leaves nothing running.
+    release = getattr(program, "release", None)
+    if release is not None:
+        try:
+            release()
+        except OSError as err:
+            writer.write(
+                status=Status.FAILED,
+                host_pid=os.getpid(),
+                ended_at=time.time(),
+                failure=Failure(reason="spawn-failed", message=f"the program could not start: {err.strerror or err}: {manifest.argv[0]}"),
+            )
+            return 1
+    ended = _start_up_write(host, paths, lambda: writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid))
+    if ended is not None:
+        return ended
     # HostChecksCreateFailed, second check: after our start-up write and before we listen.
     if exists(paths.create_failed_marker):
         host.initiate_shutdown("create-failed")

@@ -95,6 +95,10 @@ class ProgramHandle(Protocol):
     def poll_exit(self) -> ProgramExit | None:
         """Reap the program if it ended (never blocks); None while it runs."""
 
+    # Optional: `release() -> None` lets a program spawned held at its start (placed in its
+    # group, none of its own code run) exec; the host calls it once program.json names the
+    # program, so a host that dies before that leaves nothing running (StartGate). It raises
+    # OSError when the exec fails. No such method: the program runs from the spawn on.
     # Optional: `signal_foreground(number) -> int | None` delivers a keyboard signal (INT,
     # QUIT, TSTP) as the terminal does, to its foreground group, and returns that group's id;
     # None (or no such method) makes the host signal the program's group through kill_group.

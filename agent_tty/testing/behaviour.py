@@ -344,6 +344,9 @@ class _Kit:
         )
         proof = captured.proof if captured is not None else None
         program.group = self.group(program.handle.pid, proof, program)
+        release = getattr(program.handle, "release", None)
+        if release is not None:
+            release()  # as the host does once program.json names the program (StartGate)
         return program.group
 
     def group(self, pid: int, proof: dict[str, Any] | None, program: _Program) -> GroupRef:

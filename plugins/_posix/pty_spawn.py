@@ -45,13 +45,38 @@ def _restore_signals() -> None:
 
 
 class PosixPty:
-    """A program in a PTY: non-blocking reads and writes, resize, reaping with waitpid."""
+    """A program in a PTY: non-blocking reads and writes, resize, reaping with waitpid.
 
-    def __init__(self, pid: int, fd: int) -> None:
+    It is spawned held at its start (StartGate): placed in its session, group and any leaf, but
+    not yet running its own code, until `release()` lets it exec.
+    """
+
+    def __init__(self, pid: int, fd: int, gate: int | None = None, status: int | None = None) -> None:
         self.pid = pid
         self.fd = fd
+        self._gate = gate
+        self._status = status
         self._exit: ProgramExit | None = None
         os.set_blocking(fd, False)
+
+    def release(self) -> None:
+        """Let the held program exec, once a record names it; raises OSError when its exec
+        failed (the child has then exited). Without this call, the program never starts: the
+        gate's end closes with the host, and the child exits at that end of file."""
+        if self._gate is None or self._status is None:
+            return
+        gate, status = self._gate, self._status
+        self._gate = self._status = None
+        try:
+            os.write(gate, _GO)
+        finally:
+            os.close(gate)
+        try:
+            report = _read_all(status)  # end of file: the exec closed the child's end
+        finally:
+            os.close(status)
+        if report:
+            raise _error_from(report)
 
     def read(self, limit: int) -> bytes | None:
         try:
@@ -109,41 +134,134 @@ class PosixPty:
         return self._exit
 
     def close(self) -> None:
-        try:
-            os.close(self.fd)
-        except OSError:
-            pass
+        for fd in (self.fd, self._gate, self._status):
+            if fd is None:
+                continue
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+        self._gate = self._status = None
+
+
+_GO = b"G"
+_READY = b"R"
+
+
+def _read_all(fd: int) -> bytes:
+    chunks = []
+    while chunk := os.read(fd, 4096):
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _error_from(report: bytes) -> OSError:
+    """The child's "<errno>:<message>" as the OSError it stood for."""
+    number, _, message = report.decode("utf-8", "replace").partition(":")
+    code = int(number) if number.isdigit() and int(number) else None
+    return OSError(code, message) if code else OSError(message)
+
+
+def _resolve(command: str, env: dict[str, str] | None) -> str:
+    """argv[0] as exec will run it: a path as given, else the first executable on the
+    program's PATH. Resolved before the fork, so "not found" is spawn's error."""
+    import shutil
+
+    path = (env if env is not None else os.environ).get("PATH", os.defpath)
+    found = shutil.which(command, path=path) if os.sep not in command else (command if os.access(command, os.X_OK) else None)
+    if found is None or os.path.isdir(found):
+        raise FileNotFoundError(errno.ENOENT, "not found or not executable")
+    return found
+
+
+def _login_tty(fd: int) -> None:
+    """setsid, the PTY as controlling terminal, and fds 0-2 on it (os.login_tty where the C
+    library has it)."""
+    login_tty = getattr(os, "login_tty", None)
+    if login_tty is not None:
+        login_tty(fd)
+        return
+    os.setsid()
+    fcntl.ioctl(fd, termios.TIOCSCTTY, 0)
+    for target in (0, 1, 2):
+        os.dup2(fd, target)
+    if fd > 2:
+        os.close(fd)
 
 
 def spawn_in_pty(request: SpawnRequest, before_exec: Callable[[], None] | None = None) -> PosixPty:
-    """fork + setsid + exec in a PTY (ptyprocess); exec errors come back as OSError.
+    """fork + setsid + exec in a new PTY, the program held before its exec until release().
 
-    `before_exec` runs in the child after setsid and before exec, for placement into a group.
+    `before_exec` runs in the child after setsid and before the hold, for placement into a
+    group; so when spawn returns, the child sits in its final session, group and leaf (what
+    capture_program reads) and has run none of the program's code. Errors before the hold
+    come back as OSError from here; an exec error comes back from release().
     """
-    from ptyprocess import PtyProcess
+    import pty
+    import resource
 
-    def preexec() -> None:
-        # chdir here, not through ptyprocess's cwd=: its own chdir failure would unwind the
-        # forked child into the host's code, whereas preexec errors come back as OSError.
-        if request.cwd is not None:
-            os.chdir(request.cwd)
-        if request.umask is not None:
-            os.umask(request.umask)
-        _restore_signals()
-        if before_exec is not None:
-            before_exec()
-
-    process = PtyProcess.spawn(
-        list(request.argv),
-        cwd=None,
-        env=request.env,
-        dimensions=(request.rows, request.cols),
-        preexec_fn=preexec,
-    )
-    # ptyprocess's close() and __del__ signal by pid. The host reaps the program itself and
-    # every signal must go through the proof-then-kill path, so the object must never do so.
-    process.closed = True
-    fd = os.dup(process.fd)
-    os.set_inheritable(fd, False)
-    process.fileobj.close()
-    return PosixPty(process.pid, fd)
+    argv = list(request.argv)
+    command = _resolve(argv[0], request.env)
+    master, slave = pty.openpty()
+    gate_read, gate_write = os.pipe()
+    status_read, status_write = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        for fd in (master, slave, gate_read, gate_write, status_read, status_write):
+            os.close(fd)
+        raise
+    if pid == 0:  # the child: it never returns into the host's code
+        try:
+            os.close(master)
+            os.close(gate_write)
+            os.close(status_read)
+            _login_tty(slave)
+            fcntl.fcntl(status_write, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+            fcntl.fcntl(gate_read, fcntl.F_SETFD, fcntl.FD_CLOEXEC)
+            limit = min(1 << 20, resource.getrlimit(resource.RLIMIT_NOFILE)[0])
+            keep = sorted((gate_read, status_write))
+            for low, high in zip([2, *keep], [*keep, limit]):
+                os.closerange(low + 1, high)
+            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", request.rows, request.cols, 0, 0))
+            # chdir and umask here: the program's, not the host's.
+            if request.cwd is not None:
+                os.chdir(request.cwd)
+            if request.umask is not None:
+                os.umask(request.umask)
+            _restore_signals()
+            if before_exec is not None:
+                before_exec()
+            os.write(status_write, _READY)
+            if os.read(gate_read, 1) != _GO:
+                os._exit(0)  # the host ended before a record named us: the program never runs
+            os.close(gate_read)
+            if request.env is None:
+                os.execv(command, argv)
+            os.execve(command, argv, request.env)
+        except BaseException as err:  # noqa: BLE001 - every failure goes back to the host
+            number = getattr(err, "errno", None) or 0
+            text = getattr(err, "strerror", None) or str(err) or type(err).__name__
+            try:
+                os.write(status_write, f"{number}:{text}".encode("utf-8", "replace"))
+            finally:
+                os._exit(127)
+    os.close(slave)
+    os.close(gate_read)
+    os.close(status_write)
+    try:
+        ready = os.read(status_read, 4096)
+    except BaseException:
+        os.close(status_read)
+        os.close(gate_write)
+        os.close(master)
+        raise
+    if ready != _READY:
+        os.close(status_read)
+        os.close(gate_write)
+        os.close(master)
+        os.waitpid(pid, 0)  # our own child, ended before its hold: reap it
+        raise _error_from(ready) if ready else OSError(errno.ECHILD, "the program ended before it could start")
+    for fd in (master, gate_write, status_read):
+        os.set_inheritable(fd, False)
+    return PosixPty(pid, master, gate=gate_write, status=status_read)

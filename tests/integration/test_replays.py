@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import Cli, group_members, pid_alive, wait_until
+from tests.conftest import Cli, group_members, pid_alive, processes_of_home, wait_until
 
 pytestmark = pytest.mark.integration
 
@@ -55,6 +55,35 @@ def test_host_death_in_its_start_up_write_leaves_a_named_program(cli: Cli, tmp_p
     done = cli.run("destroy", folder.name, "--force")
     assert done.code == 0, done.stdout
     assert group_members(program["pid"]) == []
+
+
+def test_host_death_before_program_json_leaves_no_program(cli: Cli, tmp_path: Path) -> None:
+    """StartGate (R16): between the spawn and program.json nothing names the program, so a host
+    killed there (destroy --force, the OOM killer) must leave no program running: the program
+    is held at its start until program.json is written, and never starts without it."""
+    log = tmp_path / "replay.log"
+    env = cli.replay_env("host:rename:/program.json:1:30000", log)
+    creating = cli.start("create", "--", "sh", "-c", 'trap "" HUP; sleep 300 & wait', env=env)
+    wait_until(lambda: _held(log), what="host to hold its program.json write")
+    (folder,) = (cli.home / "sessions").iterdir()
+    assert not (folder / "program.json").exists(), "the program.json write is still held"
+    host_pid = json.loads((folder / "session.json").read_text())["hostPid"]
+    held = [pid for pid in processes_of_home(cli.home) if pid not in (host_pid, creating.pid) and b"sleep" in _cmdline(pid)]
+    assert held == [], "the program runs before program.json names it"
+    done = cli.run("destroy", folder.name, "--force")
+    assert done.code == 0, done.stdout
+    creating.communicate(timeout=30)
+    assert not pid_alive(host_pid)
+    # What the held program would have been: nothing of it may run, now or once released.
+    wait_until(lambda: processes_of_home(cli.home) == [], timeout=5, what="nothing of the session to run")
+    assert json.loads((folder / "session.json").read_text())["status"] == "destroyed"
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 def test_destroy_run_by_the_program_before_the_start_up_write(cli: Cli, tmp_path: Path) -> None:

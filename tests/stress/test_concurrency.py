@@ -144,6 +144,30 @@ class Checker:
         with self.lock:
             self.violations.append(text)
 
+    def evidence(self, sid: str, pids: list[int]) -> str:
+        """What a CI log needs to explain a violation: the session's records (its Home is a
+        tmpfs that is gone after the test) and each process's group and cgroup."""
+        lines = []
+        for name in ("session.json", "program.json", "host.json", "destroyed", "host.log"):
+            try:
+                lines.append(f"  {name}: {(self.sessions / sid / name).read_text(errors='replace')[-1500:]}")
+            except OSError as err:
+                lines.append(f"  {name}: {err.strerror}")
+        try:
+            events = (self.sessions / sid / "events.jsonl").read_text(errors="replace").splitlines()
+            lines.append("  events.jsonl (last 12):\n" + "\n".join(f"    {line[:300]}" for line in events[-12:]))
+        except OSError as err:
+            lines.append(f"  events.jsonl: {err.strerror}")
+        for pid in pids:
+            try:
+                stat = Path(f"/proc/{pid}/stat").read_text()
+                fields = stat[stat.rindex(")") + 2 :].split()
+                cgroup = Path(f"/proc/{pid}/cgroup").read_text().strip()
+                lines.append(f"  pid {pid}: ppid={fields[1]} pgid={fields[2]} sid={fields[3]} cgroup={cgroup}")
+            except (OSError, ValueError) as err:
+                lines.append(f"  pid {pid}: {err}")
+        return "\n".join(lines)
+
     def _hosts(self) -> dict[str, int]:
         hosts = {}
         for name in os.listdir("/proc"):
@@ -223,14 +247,14 @@ class Checker:
                 except (OSError, ValueError, KeyError):
                     again = None
                 if again == "destroyed" and still:
-                    self.violation(f"R11/R16: {sid} reads destroyed while {still} run")
+                    self.violation(f"R11/R16: {sid} reads destroyed while {still} run\n{self.evidence(sid, still)}")
         for sid in self.removed & self.tokened:
             running = [p for p in programs.get(sid, []) if pid_alive(p)]
             if running:
                 time.sleep(0.05)
                 running = [p for p in running if pid_alive(p)]
                 if running:
-                    self.violation(f"R20: folder of {sid} removed while {running} of its program run")
+                    self.violation(f"R20: folder of {sid} removed while {running} of its program run\n{self.evidence(sid, running)}")
         for sid, pid in hosts.items():
             if sid in self.removed or (sid not in present and sid in self.seen):
                 first = self.orphaned_hosts.setdefault(pid, now)

@@ -7,7 +7,7 @@ member at once, process handles that pin a pid, and logon sessions. Deterministi
 plugin's logic.
 
 LinuxWin32 gives the same semantics to real Linux processes, for the behavioural contract kit:
-the "ConPTY" is a real PTY (ptyprocess, a new session), a job is the process group of the program
+the "ConPTY" is a real PTY (spawn_in_pty, a new session), a job is the process group of the program
 it holds (the fake freezes the group with SIGSTOP to count its members exactly, as
 ActiveProcesses does, and a job that read empty once stays empty, as a job nothing can join), a
 process handle remembers the start time it pinned. What it cannot keep: a member that leaves the
@@ -330,6 +330,7 @@ class LinuxWin32:
 
         job = self.jobs[job_name]
         pty = spawn_in_pty(SpawnRequest("fake", tuple(argv), env, cwd, cols, rows))
+        pty.release()  # ConPTY runs the program at once: the windows plugin has no StartGate
         job.pgid = pty.pid  # the new session's process group: the program is in it before exec
         return LinuxPty(pty)
 
