@@ -29,7 +29,7 @@ from agent_tty.protocol.status import Status, policy
 from agent_tty.storage.files import FolderGone, write_marker, write_record
 from agent_tty.storage.home import SessionPaths
 from agent_tty.storage.records import Failure, ProgramRecord
-from agent_tty.terminal.output import OutputSearch, ProgramOutput, plain_text, visible
+from agent_tty.terminal.output import RESULT_OUTPUT_MAX, OutputSearch, ProgramOutput, plain_text, visible
 
 if TYPE_CHECKING:
     from agent_tty.platform.loopback import Gate
@@ -71,8 +71,8 @@ ACCEPT_PAUSE_S = 0.1
 INPUT_BACKLOG = 1 << 20
 """Input bytes held for a program that reads slowly: past this, a streamed input's answer
 waits until the program has read down to it (the CLI sends the next part only then)."""
-RUN_OUTPUT_MAX = 65536
-"""Bytes of a command's output that `run` returns (the last ones; `outputTruncated` says so)."""
+RUN_OUTPUT_MAX = RESULT_OUTPUT_MAX
+"""Bytes of a command's output that `run` and `wait --output` return (the last ones)."""
 
 FOLDER_CHECK_S = 2.0
 """How often a host checks that its session folder is still the one at its path. A folder
@@ -453,6 +453,7 @@ class Host:
             result = {**result, "seq": wait.seq}
             if not result.get("completed"):  # timed out, or the program ended first
                 result = {**result, **self._run_output_so_far(wait)}
+        result = {**result, **self._wait_output(wait)}
         self._reply(wait.conn, result)
         self._served(wait.conn)
 
@@ -481,6 +482,14 @@ class Host:
             return {}
         begin = max(start, self.output.end - RUN_OUTPUT_MAX, self.output.base)
         return {"output": plain_text(self.output.since(begin)), "outputTruncated": begin > start}
+
+    def _wait_output(self, wait: Wait) -> dict[str, Any]:
+        """`wait --output`: what the program printed since the wait's start, as `run` gives
+        it (its last RUN_OUTPUT_MAX bytes)."""
+        if wait.output_start is None:
+            return {}
+        begin = max(wait.output_start, self.output.end - RUN_OUTPUT_MAX, self.output.base)
+        return {"output": plain_text(self.output.since(begin)), "outputTruncated": begin > wait.output_start}
 
     def _type_held_runs(self) -> None:
         """Type the held runs, oldest first, each once the shell reads it and the echo of the
@@ -1146,13 +1155,14 @@ class Host:
             timeout_ms = request.get("timeoutMs")
             deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
             wait = Wait(conn, kind, deadline, pattern=pattern, quiet_s=quiet_s)
-            if pattern is not None and request.get("output"):
-                start = self.output.start_for(request.get("afterSeq"))
-                wait.search = OutputSearch(pattern, start, request.get("text"))
+            if request.get("output"):
+                wait.output_start = self.output.start_for(request.get("afterSeq"))
+                if pattern is not None:
+                    wait.search = OutputSearch(pattern, wait.output_start, request.get("text"))
             elif pattern is not None:
                 wait.set_baseline(self.live.baseline(request.get("afterSeq")))
             if kind == "exit" and self.exit is not None:
-                return {"matched": True, "timedOut": False, "seq": self.events.seq}
+                return {"matched": True, "timedOut": False, "seq": self.events.seq, **self._wait_output(wait)}
             self._add_wait(wait)
             return None
         if op == "snapshot":

@@ -104,6 +104,8 @@ class Wait:
     last_change: float = field(default_factory=time.monotonic)
     search: OutputSearch | None = None
     """`wait --output`: the pattern over the program's output, not over the screen."""
+    output_start: int | None = None
+    """`wait --output`: where the output its result carries starts (the stream offset)."""
 
     def set_baseline(self, screen: SearchText | None) -> None:
         assert self.pattern is not None

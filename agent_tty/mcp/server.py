@@ -281,7 +281,7 @@ def build(home: str | None, client: Client | None = None, idle_timeout: float | 
         exit: Annotated[bool, Field(description="Wait until the program exited.")] = False,
         after_seq: Annotated[int | Literal["last"] | None, Field(description='Only matches that appeared after this event seq, or "last" (the last input).')] = None,
         timeout: Annotated[float, Field(ge=0, description="Seconds; 0 for no limit. On expiry the result says timedOut (not an error).")] = 30.0,
-        output: Annotated[bool, Field(description="Match text/regex against what the program printed (after after_seq) instead of the screen.")] = False,
+        output: Annotated[bool, Field(description="Return what the program printed after after_seq's input (its echo left out) as output; text/regex then search that instead of the screen.")] = False,
     ) -> _out("wait"):
         """Wait for exactly one condition: text, regex, screen_stable_ms, idle_ms or exit. Reports
         progress every second while it waits; SESSION_NOT_RUNNING when the session ended first."""

@@ -39,8 +39,6 @@ def wait(
     if len(chosen) != 1:
         given = f" (given: {names.one_of(*chosen)})" if chosen else ""
         raise invalid(f"give exactly one of {names.one_of(*conditions)}{given}")
-    if output and text is None and regex is None:
-        raise invalid(f"{names.of('output')} goes with {names.of('text')} or {names.of('regex')}")
     if regex is not None:
         try:
             re.compile(regex)
@@ -90,16 +88,17 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
                 latest_input = event.seq
             elif event.type == "exit":
                 ended = {"exitCode": event.exit_code, "exitSignal": event.exit_signal}
+    after = request.get("afterSeq")
+    if request.get("output"):
+        from agent_tty.terminal.output import output_after, output_fields, plain_text
+
+        with open_log(paths.events) as (_header, events):
+            printed = output_after(events, after)
+        matched = pattern is None or search(pattern, plain_text(printed))
+        return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended, **output_fields(printed)}
     if kind != "text" and kind != "regex":
         return {"matched": True, "timedOut": False, "seq": last, **ended}
     assert pattern is not None
-    after = request.get("afterSeq")
-    if request.get("output"):
-        from agent_tty.terminal.output import output_after, plain_text
-
-        with open_log(paths.events) as (_header, events):
-            matched = search(pattern, plain_text(output_after(events, after)))
-        return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended}
     if after == "last":
         after = latest_input
     baseline: list = []

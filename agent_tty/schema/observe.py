@@ -17,6 +17,11 @@ class WaitResult(SessionResult):
     ended: bool = absent("Present (true) when an ended session was judged from its event log.")
     exitCode: int | None = absent("The program's exit code, when the wait saw it end (absent otherwise).")
     exitSignal: int | None = absent("The signal that ended the program, when the wait saw it end (absent otherwise).")
+    output: str = absent(
+        "--output: what the program printed after input N's line (its echo left out) until the wait ended, as text "
+        "(the last 64 KiB; absent without --output)."
+    )
+    outputTruncated: bool = absent("--output: whether more was printed than `output` holds.")
 
 
 class Cursor(Model):

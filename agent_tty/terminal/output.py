@@ -20,6 +20,8 @@ from agent_tty.terminal.regex_budget import search
 OUTPUT_KEPT = 4 << 20
 """Bytes of program output kept for `wait --output` and `run`'s output; older ones are dropped."""
 STARTS_KEPT = 1024
+RESULT_OUTPUT_MAX = 65536
+"""Bytes of output a result carries (`run`, `wait --output`): the last ones, `outputTruncated` then."""
 _ESCAPES = re.compile(
     rb"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI
     rb"|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?"  # OSC, to BEL or ST
@@ -157,6 +159,11 @@ class OutputSearch:
             return True
         self.text = self.text[-self.keep :] if self.keep > 0 else ""
         return False
+
+
+def output_fields(printed: bytes) -> dict[str, object]:
+    """A result's `output` and `outputTruncated`: the text of the last RESULT_OUTPUT_MAX bytes."""
+    return {"output": plain_text(printed[-RESULT_OUTPUT_MAX:]), "outputTruncated": len(printed) > RESULT_OUTPUT_MAX}
 
 
 def output_after(events: Iterable, after: int | str | None) -> bytes:  # type: ignore[type-arg]

@@ -20,7 +20,7 @@ def command(
     exit_: Annotated[bool, typer.Option("--exit", help="Until the program exited.")] = False,
     after_seq: Annotated[str | None, typer.Option("--after-seq", help="Count only what appeared after event seq N, or after the session's last input (`last`).")] = None,
     timeout: Annotated[str | None, typer.Option("--timeout", help="A duration (a bare number is seconds); 0 waits forever (default 30s).")] = None,
-    output: Annotated[bool, typer.Option("--output", help="--text/--regex: only in what the program printed after the input's line (its echo left out).")] = False,
+    output: Annotated[bool, typer.Option("--output", help="Return what the program printed after the input's line (its echo left out); --text/--regex search it instead of the screen.")] = False,
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops import observe
@@ -51,6 +51,15 @@ def command(
         timeout_ms=timeout_ms,
         output=output,
     )
+    if output:
+        # Text for scripts, as run's: stdout is what the program printed; a time-out goes to stderr.
+        from agent_tty.cli.output import note
+
+        emit(result, (result.get("output") or "").rstrip("\n"))
+        if result.get("matched"):
+            return 0
+        note(f"timed out (seq {result.get('seq')})")
+        return 11
     if result.get("matched"):
         emit(result, f"matched at seq {result.get('seq')}")
         return 0
