@@ -300,7 +300,7 @@ def test_wait_durations_say_their_unit_and_errors_name_the_keywords(client: Clie
         return caught.value.message
 
     assert "text, regex, screen_stable_ms, idle_ms, exit" in message(lambda: session.wait("a", exit=True))
-    assert "output goes with text or regex" in message(lambda: session.wait(exit=True, output=True))
+    assert message(lambda: session.wait("a", after_seq="first")).startswith("invalid after_seq 'first'")
     assert message(lambda: session.wait(regex="(")).startswith("invalid regex '('")
     assert message(lambda: session.wait("a", after_seq=-1)).startswith("invalid after_seq -1")
     assert "screen_stable_ms" in message(lambda: session.wait(screen_stable_ms=0))

@@ -386,13 +386,15 @@ def test_wait_durations_say_their_unit_and_errors_name_the_tools_parameters(cli:
             start = time.monotonic()
             waited = (await ok(session, "wait", session_id=sid, timeout=20, **{condition: 300})).structured_content
             assert waited["matched"] is True and time.monotonic() - start < 10, (condition, waited)
+        # output: what the program printed since its last input, in the tool's output schema.
+        printed = (await ok(session, "wait", session_id=sid, timeout=20, idle_ms=300, output=True)).structured_content
+        assert isinstance(printed["output"], str) and printed["outputTruncated"] is False, printed
 
         old = error_of(await session.call_tool("wait", {"session_id": sid, "stable": 300}))
         assert old["code"] == "USAGE" and "'screen_stable_ms'" in old["message"] and "milliseconds" in old["message"], old
 
         refused = [
             ({"text": "a", "exit": True}, ["text, regex, screen_stable_ms, idle_ms, exit"]),
-            ({"exit": True, "output": True}, ["output goes with text or regex"]),
             ({"regex": "("}, ["invalid regex '('"]),
             ({"text": "a", "after_seq": -1}, ["invalid after_seq -1"]),
         ]
