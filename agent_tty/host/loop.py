@@ -29,7 +29,7 @@ from agent_tty.protocol.status import Status, policy
 from agent_tty.storage.files import FolderGone, write_marker, write_record
 from agent_tty.storage.home import SessionPaths
 from agent_tty.storage.records import Failure, ProgramRecord
-from agent_tty.terminal.output import RESULT_OUTPUT_MAX, OutputSearch, ProgramOutput, plain_text, visible
+from agent_tty.terminal.output import RESULT_OUTPUT_MAX, OutputSearch, ProgramOutput, command_text, plain_text, visible
 
 if TYPE_CHECKING:
     from agent_tty.platform.loopback import Gate
@@ -325,10 +325,14 @@ class Host:
         return len(data) if self.gate_budget < 0 else None
 
     def _arm_echo(self, command: str, postamble: str) -> None:
-        """Hide the echo of `postamble` that `run` typed after the last line of `command`."""
+        """Hide the echo of `postamble` that `run` typed after the last line of `command`. The
+        end of that echo opens the output's gate, except for a command of several lines: its
+        output starts after its first line's echo (the shell runs each line as it reads it),
+        and the echoes of the later lines are cut from its text (`without_echoes`)."""
         line = (command + postamble).rsplit("\n", 1)[-1]
         if len(line) > len(postamble) and can_filter(line):
-            self.echo = self.gate_echo = EchoFilter(line, len(line) - len(postamble))
+            self.echo = EchoFilter(line, len(line) - len(postamble))
+            self.gate_echo = None if "\n" in command else self.echo
 
     def _log_marker(self, label: str) -> int:
         self._flush_held()
@@ -472,7 +476,7 @@ class Host:
         if marker is None:
             return {}  # the echo's end was never seen: no output we could vouch for
         begin = max(start, marker - RUN_OUTPUT_MAX, self.output.base)
-        return {"output": plain_text(self.output.since(begin, marker)), "outputTruncated": begin > start}
+        return _command_output(self.output.since(begin, marker), begin > start, wait.echoes)
 
     def _run_output_so_far(self, wait: Wait) -> dict[str, Any]:
         """A run that did not complete: what the command printed since its line's echo ended;
@@ -481,7 +485,7 @@ class Host:
         if start is None or (self.output.end == start and not self.output.open):
             return {}
         begin = max(start, self.output.end - RUN_OUTPUT_MAX, self.output.base)
-        return {"output": plain_text(self.output.since(begin)), "outputTruncated": begin > start}
+        return _command_output(self.output.since(begin), begin > start, wait.echoes)
 
     def _wait_output(self, wait: Wait) -> dict[str, Any]:
         """`wait --output`: what the program printed since the wait's start, as `run` gives
@@ -526,7 +530,8 @@ class Host:
             self._reply(held.conn, {"seq": seq, "completed": False, "timedOut": False})
             self._served(held.conn)
             return
-        self._add_wait(Wait(held.conn, "run", held.deadline, token=held.token, seq=seq))
+        echoes = tuple(held.command.split("\n")[1:])
+        self._add_wait(Wait(held.conn, "run", held.deadline, token=held.token, seq=seq, echoes=echoes))
 
     def _add_wait(self, wait: Wait) -> None:
         """A new wait is judged at once (its text may be on the screen already), not when a
@@ -1179,3 +1184,10 @@ class Host:
             label = str(request.get("label", ""))
             return {"seq": self._log_marker(label), "label": label}
         raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, f"unknown RPC op {op!r}")
+
+
+def _command_output(printed: bytes, truncated: bool, echoes: tuple[str, ...]) -> dict[str, Any]:
+    """A run's `output`: for a command of several lines, without the echoes of its later lines
+    (only when whole: where its start was cut off, what looks like an echo may be output)."""
+    text = command_text(printed, echoes) if echoes and not truncated else plain_text(printed)
+    return {"output": text, "outputTruncated": truncated}

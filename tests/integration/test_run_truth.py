@@ -135,7 +135,7 @@ def test_wait_output_matches_only_what_the_program_printed(tty: Cli, tmp_path: P
     script = tmp_path / "two.sh"
     script.write_text("echo first-line\necho second-line\n")
     from_file = tty.run("run", sid, "--file", str(script)).result
-    assert from_file["output"] == "second-line\n", "the output of the file's last line"
+    assert from_file["output"] == "first-line\nsecond-line\n", "the output of every line of the file"
     assert_no_postamble(everything(tty, sid), "the screen")
 
     # An ended session: judged once from its event log.
