@@ -29,7 +29,7 @@ from agent_tty.protocol.status import Status, policy
 from agent_tty.storage.files import FolderGone, write_marker, write_record
 from agent_tty.storage.home import SessionPaths
 from agent_tty.storage.records import Failure, ProgramRecord
-from agent_tty.terminal.output import RESULT_OUTPUT_MAX, OutputSearch, ProgramOutput, command_text, plain_text, visible
+from agent_tty.terminal.output import RESULT_OUTPUT_MAX, OutputSearch, ProgramOutput, command_text, plain_text, result_output, visible
 
 if TYPE_CHECKING:
     from agent_tty.platform.loopback import Gate
@@ -493,7 +493,7 @@ class Host:
         if wait.output_start is None:
             return {}
         begin = max(wait.output_start, self.output.end - RUN_OUTPUT_MAX, self.output.base)
-        return {"output": plain_text(self.output.since(begin)), "outputTruncated": begin > wait.output_start}
+        return result_output(plain_text(self.output.since(begin)), begin > wait.output_start)
 
     def _type_held_runs(self) -> None:
         """Type the held runs, oldest first, each once the shell reads it and the echo of the
@@ -1190,4 +1190,4 @@ def _command_output(printed: bytes, truncated: bool, echoes: tuple[str, ...]) ->
     """A run's `output`: for a command of several lines, without the echoes of its later lines
     (only when whole: where its start was cut off, what looks like an echo may be output)."""
     text = command_text(printed, echoes) if echoes and not truncated else plain_text(printed)
-    return {"output": text, "outputTruncated": truncated}
+    return result_output(text, truncated)

@@ -213,7 +213,15 @@ class OutputSearch:
 
 def output_fields(printed: bytes) -> dict[str, object]:
     """A result's `output` and `outputTruncated`: the text of the last RESULT_OUTPUT_MAX bytes."""
-    return {"output": plain_text(printed[-RESULT_OUTPUT_MAX:]), "outputTruncated": len(printed) > RESULT_OUTPUT_MAX}
+    return result_output(plain_text(printed[-RESULT_OUTPUT_MAX:]), len(printed) > RESULT_OUTPUT_MAX)
+
+
+def result_output(text: str, truncated: bool) -> dict[str, object]:
+    """`output` and `outputTruncated`; a cut-off text starts at its first whole line (the cut
+    fell anywhere, inside a line or a character), unless it is one line."""
+    if truncated and "\n" in text[:-1]:
+        text = text[text.index("\n") + 1 :]
+    return {"output": text, "outputTruncated": truncated}
 
 
 def output_after(events: Iterable, after: int | str | None) -> bytes:  # type: ignore[type-arg]
