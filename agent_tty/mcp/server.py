@@ -17,7 +17,7 @@ from pydantic import Field, ValidationError
 
 from agent_tty.api import Client
 from agent_tty.mcp.calls import call, error_result
-from agent_tty.mcp.results import output_type
+from agent_tty.mcp.results import output_type, published_input_schema, published_output_schema
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 INSTRUCTIONS = """Real, long-lived terminals. `create` starts a program (e.g. ["bash"]) and returns
@@ -83,6 +83,19 @@ class AgentTtyServer(MCPServer):
     errors with the contract's USAGE code, like the CLI's parse errors."""
 
     _parameters: dict[str, frozenset[str]] | None = None
+
+    async def list_tools(self) -> list[Any]:
+        """The tools as published: their schemas compact (mcp/results.py, docs/adr/0033). The
+        tools themselves keep pydantic's full schemas; results are validated against the models."""
+        return [
+            tool.model_copy(
+                update={
+                    "input_schema": published_input_schema(tool.input_schema),
+                    "output_schema": published_output_schema(tool.output_schema),
+                }
+            )
+            for tool in await super().list_tools()
+        ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         problem = await self._argument_problem(name, arguments)
