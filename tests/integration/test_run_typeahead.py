@@ -40,6 +40,16 @@ def variants() -> list[tuple[str, tuple[str, ...]]]:
     return found
 
 
+def busy_shell(cli: Cli, tmp_path: Path, variant: str) -> str:
+    """The variant's shell, created with a HOME whose rc files make it slow to read."""
+    user_home = tmp_path / "user"
+    user_home.mkdir()
+    (user_home / ".bashrc").write_text(BASHRC)
+    (user_home / ".zshrc").write_text(ZSHRC)
+    argv = dict(variants())[variant]
+    return cli.create(*argv, options=("--env", f"HOME={user_home}", "--env", "ENV="))["sessionId"]
+
+
 def leaked(text: str) -> bool:
     return any(part in text for part in LEAKS)
 
@@ -48,12 +58,7 @@ def leaked(text: str) -> bool:
 def test_no_run_shows_its_marker_in_a_shell_that_is_busy_when_run_comes(cli: Cli, tmp_path: Path, variant: str) -> None:
     from agent_tty.api import Client
 
-    argv = dict(variants())[variant]
-    user_home = tmp_path / "user"
-    user_home.mkdir()
-    (user_home / ".bashrc").write_text(BASHRC)
-    (user_home / ".zshrc").write_text(ZSHRC)
-    sid = cli.create(*argv, options=("--env", f"HOME={user_home}", "--env", "ENV="))["sessionId"]
+    sid = busy_shell(cli, tmp_path, variant)
 
     first = cli.run("run", sid, "echo first")  # the first move: the shell is still in its rc
     assert first.code == 0, first.stderr
@@ -99,12 +104,7 @@ MULTI_LINE = [
 def test_a_multi_line_run_returns_the_output_of_every_line(cli: Cli, tmp_path: Path, variant: str) -> None:
     """Issue 29.3: `run 'echo a\\necho b'` returned only `b`. Its output now starts after its
     first line's echo and leaves out the echo (and prompt) of each later line; `--file` too."""
-    argv = dict(variants())[variant]
-    user_home = tmp_path / "user"
-    user_home.mkdir()
-    (user_home / ".bashrc").write_text(BASHRC)
-    (user_home / ".zshrc").write_text(ZSHRC)
-    sid = cli.create(*argv, options=("--env", f"HOME={user_home}", "--env", "ENV="))["sessionId"]
+    sid = busy_shell(cli, tmp_path, variant)
     script = tmp_path / "script.sh"
     script.write_text("echo from-file-1\necho from-file-2\n")
     outputs = []
