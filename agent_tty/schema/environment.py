@@ -60,8 +60,8 @@ class ScreenReport(Model):
 
 class FontReport(Model):
     font: str = doc("The font's name.")
-    package: str = doc("The Python package that ships it.")
-    installed: bool = doc("Whether the package is installed.")
+    package: str = doc("The Python package that ships it: `agent_tty.fonts` for the fonts agent-tty ships.")
+    installed: bool = doc("Whether it is there: a shipped font's file, another font's package.")
 
 
 class Disk(Model):

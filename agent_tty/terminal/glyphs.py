@@ -5,17 +5,18 @@ a missing glyph is a character the cmap does not map, never a guess from rendere
 decision is cached per character, and a fallback font is opened only when a character first needs
 it, so a screen of ASCII never touches them.
 
-The fallbacks, in the order they are asked (each optional: one not installed is skipped):
+The fallbacks, in the order they are asked (the fonts agent-tty ships, agent_tty/fonts/, and one
+optional package: a font that is missing or unreadable is skipped):
 
-- ``text``: Noto Sans (from ``manimgx-fonts``): letters and letterlike symbols (ℹ) that
-  JetBrains Mono lacks.
-- ``symbols``: Noto Sans Symbols 2 (from ``pymupdf-fonts``): ✓ ✔ ✗ ✘ ★ ➜ ⚠ ⚡ and the rest of
-  Dingbats, Miscellaneous Symbols, arrows and geometric shapes.
-- ``emoji``: Noto Emoji (from ``manimgx-fonts``), monochrome: no colour emoji font installs from
-  PyPI, so emoji are drawn in the cell's foreground colour.
-- ``cjk``: Noto Sans CJK JP (from ``noto-cjk-sans-jp-regular``): Chinese, Japanese and Korean.
-- then the other Noto Sans faces of ``manimgx-fonts`` (Arabic, Hebrew, Devanagari, Thai, ...,
-  Symbols), each opened only if a character gets that far.
+- ``text``: Noto Sans: letters and letterlike symbols (ℹ) that JetBrains Mono lacks.
+- ``symbols``: Noto Sans Symbols 2: ✓ ✔ ✗ ✘ ★ ➜ ⚠ ⚡ and the rest of Dingbats, Miscellaneous
+  Symbols, arrows and geometric shapes.
+- ``emoji``: Noto Emoji, monochrome: no colour emoji font installs from PyPI, so emoji are drawn in
+  the cell's foreground colour.
+- ``cjk``: Noto Sans CJK JP (from ``noto-cjk-sans-jp-regular``, the ``cjk`` extra): Chinese,
+  Japanese and Korean.
+- then the other Noto Sans faces (Arabic, Hebrew, Devanagari, Thai, ..., Symbols), each opened
+  only if a character gets that far.
 
 Emoji (U+1F000 and above) ask ``emoji`` first and wide characters ``cjk`` first, so a line of CJK
 text never opens the symbol font. A glyph wider than its cells (a fifth of a cell of overhang is
@@ -32,6 +33,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, BinaryIO
+
+from agent_tty import fonts
 
 # --- cmap -------------------------------------------------------------------------------------
 
@@ -131,25 +134,8 @@ def _cmap_ranges(table: bytes) -> list[tuple[int, int]]:
 # --- the fallback fonts -----------------------------------------------------------------------
 
 
-def _symbols() -> bytes:
-    # pymupdf-fonts keeps each font as an xz-compressed Python constant (~70 ms to load).
-    from pymupdf_fonts import NotoSansSymbols2_Regular
-
-    return bytes(NotoSansSymbols2_Regular.fontbuffer)
-
-
-def _manimgx() -> Path:
-    import manimgx_fonts
-
-    return Path(manimgx_fonts.__file__).resolve().parent
-
-
-def _text() -> Path:
-    return _manimgx() / "NotoSans[wght].ttf"
-
-
-def _emoji() -> Path:
-    return _manimgx() / "NotoEmoji[wght].ttf"
+def _shipped(name: str) -> Callable[[], Path]:
+    return lambda: fonts.path(name)
 
 
 def _cjk() -> Path:
@@ -158,42 +144,47 @@ def _cjk() -> Path:
     return Path(str(noto_cjk_sans_jp_regular.FONT_PATH))
 
 
-FALLBACKS: dict[str, Callable[[], bytes | Path]] = {"text": _text, "symbols": _symbols, "emoji": _emoji, "cjk": _cjk}
+FALLBACKS: dict[str, Callable[[], bytes | Path]] = {
+    "text": _shipped(fonts.TEXT),
+    "symbols": _shipped(fonts.SYMBOLS),
+    "emoji": _shipped(fonts.EMOJI),
+    "cjk": _cjk,
+}
 """Where each fallback font comes from: a function that returns its file or its bytes, or
 raises ImportError (OSError) when its package is not installed."""
 
 
-FONT_PACKAGES = {
-    "primary": ("fontpkg_jetbrains_mono", "JetBrains Mono"),
-    "text": ("manimgx_fonts", "Noto Sans"),
-    "symbols": ("pymupdf_fonts", "Noto Sans Symbols 2"),
-    "emoji": ("manimgx_fonts", "Noto Emoji"),
-    "cjk": ("noto_cjk_sans_jp_regular", "Noto Sans CJK JP (agent-tty[cjk])"),
+FONT_SOURCES = {
+    "primary": ("agent_tty.fonts", "JetBrains Mono", fonts.PRIMARY),
+    "text": ("agent_tty.fonts", "Noto Sans", fonts.TEXT),
+    "symbols": ("agent_tty.fonts", "Noto Sans Symbols 2", fonts.SYMBOLS),
+    "emoji": ("agent_tty.fonts", "Noto Emoji", fonts.EMOJI),
+    "cjk": ("noto_cjk_sans_jp_regular", "Noto Sans CJK JP (agent-tty[cjk])", None),
 }
+"""Each role's package, font and, for the fonts agent-tty ships, its file."""
 
 
 def font_report() -> dict[str, dict[str, object]]:
-    """Which screenshot fonts are installed (for doctor): found by package, none opened."""
+    """Which screenshot fonts are there (for doctor): a shipped font by its file, the others by
+    their package; none is opened."""
     import importlib.util
 
     report: dict[str, dict[str, object]] = {}
-    for role, (package, font) in FONT_PACKAGES.items():
-        try:
-            installed = importlib.util.find_spec(package) is not None
-        except (ImportError, ValueError):
-            installed = False
+    for role, (package, font, name) in FONT_SOURCES.items():
+        if name is not None:
+            installed = fonts.path(name).is_file()
+        else:
+            try:
+                installed = importlib.util.find_spec(package) is not None
+            except (ImportError, ValueError):
+                installed = False
         report[role] = {"font": font, "package": package, "installed": installed}
     return report
 
 
 def _scripts() -> dict[str, Callable[[], bytes | Path]]:
-    """The other faces of manimgx-fonts (Noto Sans Arabic, Hebrew, ...), asked last."""
-    try:
-        folder = _manimgx()
-    except ImportError:
-        return {}
-    skip = {"NotoSans[wght].ttf", "NotoSans-Italic[wght].ttf", "NotoEmoji[wght].ttf"}
-    return {path.name: (lambda path=path: path) for path in sorted(folder.glob("NotoSans*.ttf")) if path.name not in skip}
+    """The other Noto Sans faces agent-tty ships (Arabic, Hebrew, ...), asked last."""
+    return {path.name: (lambda path=path: path) for path in fonts.scripts()}
 
 
 class Fallback:

@@ -46,17 +46,16 @@ def color(value: int | str | None, default: tuple[int, int, int]) -> tuple[int, 
 def _fonts() -> dict[str, Any]:
     from PIL import ImageFont
 
-    import fontpkg_jetbrains_mono
+    from agent_tty import fonts as shipped
 
-    files = fontpkg_jetbrains_mono.ROOT / "files"
     fonts: dict[str, Any] = {}
     for style, name, variation in (
-        ("regular", "JetBrainsMono[wght].ttf", "Regular"),
-        ("bold", "JetBrainsMono[wght].ttf", "Bold"),
-        ("italic", "JetBrainsMono-Italic[wght].ttf", "Italic"),
-        ("bolditalic", "JetBrainsMono-Italic[wght].ttf", "Bold Italic"),
+        ("regular", shipped.PRIMARY, "Regular"),
+        ("bold", shipped.PRIMARY, "Bold"),
+        ("italic", shipped.PRIMARY_ITALIC, "Italic"),
+        ("bolditalic", shipped.PRIMARY_ITALIC, "Bold Italic"),
     ):
-        font = ImageFont.truetype(str(files / name), FONT_SIZE)
+        font = ImageFont.truetype(str(shipped.path(name)), FONT_SIZE)
         try:
             font.set_variation_by_name(variation)
         except (OSError, ValueError, AttributeError):
@@ -95,11 +94,10 @@ class Cells:
     def glyphs(self) -> Any:
         """The fallback decisions (glyphs.Glyphs), read only once a character is not ASCII."""
         if self._glyphs is None:
-            import fontpkg_jetbrains_mono
-
+            from agent_tty import fonts
             from agent_tty.terminal.glyphs import Glyphs, read_coverage
 
-            primary = read_coverage(fontpkg_jetbrains_mono.ROOT / "files" / "JetBrainsMono[wght].ttf")
+            primary = read_coverage(fonts.path(fonts.PRIMARY))
             self._glyphs = Glyphs(primary, FONT_SIZE, self.width, self.height, self.ascent)
         return self._glyphs
 

@@ -47,8 +47,9 @@ def test_doctor_names_the_screenshot_fonts(cli: Cli) -> None:
     fonts = done.result["fonts"]
     assert fonts["primary"]["installed"] is True and fonts["primary"]["font"] == "JetBrains Mono"
     assert set(fonts) == {"primary", "text", "symbols", "emoji", "cjk"}
-    for role in ("text", "symbols", "emoji", "cjk"):
-        expected = importlib.util.find_spec(fonts[role]["package"]) is not None
-        assert fonts[role]["installed"] is expected, role
+    for role in ("text", "symbols", "emoji"):  # shipped inside agent-tty (agent_tty/fonts/)
+        assert fonts[role] == {**fonts[role], "package": "agent_tty.fonts", "installed": True}, role
+    expected = importlib.util.find_spec("noto_cjk_sans_jp_regular") is not None
+    assert fonts["cjk"]["installed"] is expected
     human = cli.run("doctor", json_out=False).stdout
     assert "fonts      JetBrains Mono; fallbacks: text " in human

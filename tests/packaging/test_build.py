@@ -84,11 +84,15 @@ def _metadata(text: str) -> Message:
     return email.parser.Parser().parsestr(text)
 
 
-def _sdist_file(dists: Dists, name: str) -> str:
+def _sdist_bytes(dists: Dists, name: str) -> bytes:
     with tarfile.open(dists.sdist) as archive:
         member = archive.extractfile(f"agent_tty-{dists.version}/{name}")
         assert member is not None, name
-        return member.read().decode()
+        return member.read()
+
+
+def _sdist_file(dists: Dists, name: str) -> str:
+    return _sdist_bytes(dists, name).decode()
 
 
 def test_sdist_and_wheel_are_built(dists: Dists) -> None:
@@ -159,6 +163,19 @@ def test_wheel_holds_every_module(dists: Dists) -> None:
     with zipfile.ZipFile(dists.wheel) as archive:
         shipped = set(archive.namelist())
     assert not expected - shipped, f"modules missing from the wheel: {sorted(expected - shipped)}"
+
+
+def test_wheel_and_sdist_hold_the_shipped_fonts_and_their_licence(dists: Dists) -> None:
+    """The screenshot fonts are package data (ADR 0039): a font, OFL.txt or SHA256SUMS left out
+    of [tool.setuptools.package-data] would leave screenshots without glyphs or a licence."""
+    folder = dists.source / "agent_tty" / "fonts"
+    data = sorted(path.name for path in folder.iterdir() if path.suffix != ".py" and path.name != "__pycache__")
+    assert "OFL.txt" in data and "SHA256SUMS" in data and any(name.endswith(".ttf") for name in data)
+    with zipfile.ZipFile(dists.wheel) as archive:
+        shipped = set(archive.namelist())
+    assert not [name for name in data if f"agent_tty/fonts/{name}" not in shipped], "fonts data missing from the wheel"
+    for name in data:
+        assert _sdist_bytes(dists, f"agent_tty/fonts/{name}") == (folder / name).read_bytes(), name
 
 
 def test_wheel_entry_points(dists: Dists) -> None:

@@ -60,6 +60,9 @@ FAST = {
     "musllinux_1_2_aarch64": "fails",
 }
 
+# Other projects' font bundles (the fonts now ship in agent_tty/fonts/, ADR 0039) and ptyprocess.
+DROPPED_DEPENDENCIES = ("fontpkg", "fontpkg-jetbrains-mono", "pymupdf-fonts", "manimgx-fonts", "ptyprocess")
+
 MCP_STACK = ("mcp", "mcp-types", "starlette", "uvicorn", "sse-starlette", "httpx", "httpx2", "python-multipart", "pyjwt")
 """The MCP SDK and what it brings for its HTTP transports: none of it in a default install."""
 
@@ -121,11 +124,13 @@ def test_default_install_resolves(name: str, resolutions: dict[tuple[str, str], 
     assert _has_pyghostty(resolution) == (name in DEFAULT_HAS_PYGHOSTTY), resolution.describe()
     # The terminal and screen a session needs are there on every platform.
     windows = name.startswith("win")
-    for package in ("typer", "click", "pluggy", "pyte", "pillow", "fontpkg-jetbrains-mono", "psutil"):
+    for package in ("typer", "click", "pluggy", "pyte", "pillow", "psutil"):
         assert package in resolution.packages, resolution.describe()
-    # The terminal: ptyprocess (POSIX-only) off Windows, pywinpty (ConPTY) on it, never both.
-    assert ("ptyprocess" in resolution.packages) != windows, resolution.describe()
+    # The terminal: our own fork on POSIX, pywinpty (ConPTY) on Windows only.
     assert ("pywinpty" in resolution.packages) == windows, resolution.describe()
+    # The screenshot fonts ship inside agent-tty (agent_tty/fonts/, ADR 0039): no other
+    # project's bundle of them, and no ptyprocess (nothing imports it).
+    assert not [p for p in DROPPED_DEPENDENCIES if p in resolution.packages], resolution.describe()
     # No MCP SDK and no HTTP stack: `agent-tty mcp` is the `mcp` extra's (issue 29.10).
     assert not [p for p in MCP_STACK if p in resolution.packages], resolution.describe()
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib.util
 import io
 import struct
 import unicodedata
@@ -165,7 +164,6 @@ def test_a_wide_character_spans_both_cells_over_their_backgrounds() -> None:
 
 
 def test_emoji_are_drawn_wide() -> None:
-    pytest.importorskip("manimgx_fonts", reason="manimgx-fonts (Noto Emoji) is not installed")
     image = draw(f"🎉{NOTDEF}")
     assert image.crop(box(0, 0, 2)).getbbox() is not None
     assert ink(image, 0, 0) != ink(image, 2, 0), "🎉 is not the missing box"
@@ -214,7 +212,6 @@ def test_a_fallback_that_is_not_installed_is_skipped(monkeypatch: pytest.MonkeyP
     assert fresh.glyphs.plan("─").kind == "shape", "shapes need no font"
 
 
-@pytest.mark.skipif(importlib.util.find_spec("pymupdf_fonts") is None, reason="pymupdf-fonts is not installed")
 def test_symbols_come_from_the_symbol_font_and_letters_from_jetbrains_mono() -> None:
     plans = render.cells().glyphs
     assert plans.plan("A").kind == "primary" and plans.plan("é").kind == "primary"
@@ -276,8 +273,8 @@ def test_cmap_format_12_is_preferred_and_read() -> None:
 
 
 def test_cmap_of_the_real_font() -> None:
-    import fontpkg_jetbrains_mono
+    from agent_tty import fonts
 
-    coverage = glyphs.read_coverage(fontpkg_jetbrains_mono.ROOT / "files" / "JetBrainsMono[wght].ttf")
+    coverage = glyphs.read_coverage(fonts.path(fonts.PRIMARY))
     assert ord("A") in coverage and ord("─") in coverage and 0xE0B0 in coverage
     assert ord("✓") not in coverage and ord("中") not in coverage
