@@ -216,10 +216,12 @@ def _foreign_leader(group: GroupRef, token: int) -> bool:
     return leader.session == group.pid and autogroup == token and _run_by_us(group.pid) is False
 
 
-def _judge(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
+def _judge(group: GroupRef, scans: int = 2) -> tuple[GroupVerdict, procfs.ProcStat | None]:
     """The verdict, and a live member that carries the proof when OWNED: one of the program's
     own process group when one is in view (the group kill re-reads it), else a job of the
-    session in a group of its own (the group is owned while any carrier of the token runs)."""
+    session in a group of its own (the group is owned while any carrier of the token runs).
+    A member can fork and end while one scan lists /proc: `scans` scans before "gone" (one
+    does while the group is stopped, see _frozen_judgement)."""
     if not _shares_host_pids(group):
         return GroupVerdict.UNSHARED, None
     proof = group.proof or {}
@@ -236,8 +238,7 @@ def _judge(group: GroupRef) -> tuple[GroupVerdict, procfs.ProcStat | None]:
     cannot_tell = False
     live_seen = False
     job: procfs.ProcStat | None = None
-    # A member can fork and end while one scan lists /proc: scan twice before "gone".
-    for _scan in range(2):
+    for _scan in range(scans):
         for member in procfs.scan_session(group.pid).members:
             if not procfs.is_live_state(member.state) and not procfs.has_live_thread(member.pid):
                 continue
@@ -308,8 +309,11 @@ def agent_tty_judge_group(group: GroupRef) -> GroupVerdict | None:
     return _judge(group)[0]
 
 
-FROZEN_JUDGEMENTS = 3
-"""How often a group that reads gone while its id is in use is stopped and judged again."""
+FROZEN_JUDGEMENTS = 20
+"""How often a group that reads gone while its id is in use is stopped and judged again. A
+SIGCONT from another gc or destroy of the same session can let the chain run through one
+judgement; it reads gone only when that happens to every one of them. The seed's bound, 10 x 2
+SIGSTOP/SIGCONT pairs, whose lowering was rejected as a regression (docs/adr/0040)."""
 
 
 def _frozen_judgement(group: GroupRef) -> GroupVerdict:
@@ -334,7 +338,7 @@ def _frozen_judgement(group: GroupRef) -> GroupVerdict:
         groups.signal_group(group.pid, signals.SIGSTOP)
         verdict = GroupVerdict.UNKNOWN
         try:
-            verdict, _member = _judge(group)
+            verdict, _member = _judge(group, scans=1)  # stopped members cannot fork out of view
         finally:
             if verdict is not GroupVerdict.OWNED:
                 groups.signal_group(group.pid, signals.SIGCONT)

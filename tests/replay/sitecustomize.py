@@ -13,6 +13,12 @@ of a file, for reading), write (open or os.open for writing), unlink (os.unlink/
 <nth> counts matching calls in that process from 1. The call is held <ms> milliseconds and
 then performed as usual: a hold changes timing only.
 
+A sixth field `after=<trigger suffix>` re-arms a hold: it counts <nth> from each call (of any
+op above) whose path ends with the trigger, and holds once per trigger. For example
+`destroy:read:/stat:1:200:after=/ns_last_pid` holds the first /proc/PID/stat read after every
+read of ns_last_pid: the pids read there are 200 ms old when their stats are read, as on a busy
+machine that preempts the scan.
+
 One more op changes an answer instead of the timing: `hide` makes os.stat (and os.lstat) of a
 matching path raise FileNotFoundError from the <nth> call on, so the process believes a file is
 missing (a kernel without cgroup.kill); each hidden call logs a 'hide' line.
@@ -33,8 +39,12 @@ _LOG = os.environ.get("AGENT_TTY_REPLAY_LOG")
 def _parse(spec: str) -> list[dict]:
     holds = []
     for part in filter(None, (p.strip() for p in spec.split(","))):
-        process, op, suffix, nth, ms = part.split(":")
-        holds.append({"process": process, "op": op, "suffix": suffix, "nth": int(nth), "ms": int(ms), "seen": 0})
+        process, op, suffix, nth, ms, *rest = part.split(":")
+        after = rest[0].removeprefix("after=") if rest else None
+        holds.append({
+            "process": process, "op": op, "suffix": suffix, "nth": int(nth), "ms": int(ms), "seen": 0,
+            "after": after, "armed": after is None,
+        })
     return holds
 
 
@@ -84,13 +94,18 @@ def _maybe_hold(op: str, path: object, dir_fd: int | None = None) -> None:
         return
     name = None
     for hold in _HOLDS:
-        if hold["op"] != op or not text.endswith(hold["suffix"]):
+        if hold["after"] is not None and text.endswith(hold["after"]):
+            hold["armed"], hold["seen"] = True, 0  # counted from this call on
+            continue
+        if hold["op"] != op or not text.endswith(hold["suffix"]) or not hold["armed"]:
             continue
         name = name if name is not None else _process_name()
         if hold["process"] != name:
             continue
         hold["seen"] += 1
         if hold["seen"] == hold["nth"]:
+            if hold["after"] is not None:
+                hold["armed"] = False  # once per trigger
             _log(f"hold {name} {op} {text} {hold['nth']} pid={os.getpid()}")
             time.sleep(hold["ms"] / 1000)
             _log(f"release {name} {op} {text} {hold['nth']} pid={os.getpid()}")
