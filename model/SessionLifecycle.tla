@@ -375,7 +375,7 @@ HostAbandons ==
                    removedOnce, gcRemovedLive, unrelatedHostKilled, exitedOnOwn,
                    destroyKilled, hostFailedStart, waitPassedReused, repaired>>
 
-(* Host.initiate_shutdown(reason), then the host goes to `next`. At most one write: destroying,
+(* Shutdown.begin(reason) (host/shutdown.py), then the host goes to `next`. At most one write: destroying,
    only while the status is commandable (ShutdownChecksCommandable). *)
 Shutdown(reason, next) ==
     IF hShutdown \in {"destroy", "sigterm", "create-failed"}
@@ -401,7 +401,7 @@ ShutdownUnchanged ==
       removedOnce, gcRemovedLive, unrelatedHostKilled, exitedOnOwn, destroyKilled,
       hostFailedStart, waitPassedReused, repaired>>
 
-\* _start: `if exists(paths.create_failed_marker): host.initiate_shutdown("create-failed")`
+\* _start: `if exists(paths.create_failed_marker): host.shutdown.begin(Reason.CREATE_FAILED)`
 HostChecksAfterStartup ==
     /\ hpc = "check2" /\ hAlive
     /\ IF markCreateFailed /\ HostChecksCreateFailed
@@ -419,7 +419,7 @@ HostListens ==
                    destroyReq, destroyHandled, createVars, otherVars, gcVars, destroyVars, historyVars>>
 
 -----------------------------------------------------------------------------
-(* The host's event loop: agent_tty/host/loop.py *)
+(* The host's event loop: agent_tty/host/loop.py, and its shutdown machine: host/shutdown.py *)
 
 Serving == hAlive /\ hpc \in {"loop", "waitgroup"}
 
@@ -430,7 +430,7 @@ HostHandlesSigterm ==
     /\ UNCHANGED <<termSent, destroyReq, destroyHandled>>
     /\ UNCHANGED ShutdownUnchanged
 
-\* Host._dispatch "destroy": initiate_shutdown("destroy"); the reply waits for _close
+\* Host._op_destroy: shutdown.begin(Reason.DESTROY); the reply waits for _close
 HostHandlesDestroy ==
     /\ Serving /\ destroyReq /\ ~destroyHandled
     /\ destroyHandled' = TRUE
@@ -438,7 +438,7 @@ HostHandlesDestroy ==
     /\ UNCHANGED <<termSent, destroyReq>>
     /\ UNCHANGED ShutdownUnchanged
 
-\* Host._dispatch "resize": a write of the same record while commandable
+\* Host._op_resize: a write of the same record while commandable
 HostResizes ==
     /\ Resize /\ hpc = "loop" /\ hAlive /\ ~hResized /\ Commandable(hMf.status)
     /\ hResized' = TRUE
@@ -449,7 +449,7 @@ HostResizes ==
                    gcRemovedLive, unrelatedKilled, unrelatedHostKilled, exitedOnOwn,
                    destroyKilled, hostFailedStart, groupSignalled, waitPassedReused, repaired, leftoverKilled>>
 
-\* The kill timer of initiate_shutdown: SIGKILL to the proven group
+\* The kill timer of Shutdown.begin: SIGKILL to the proven group
 HostKillTimer ==
     /\ hpc = "loop" /\ hAlive /\ hTimer /\ ~hExit
     /\ hTimer' = FALSE
@@ -460,7 +460,7 @@ HostKillTimer ==
                    removedOnce, gcRemovedLive, unrelatedHostKilled, exitedOnOwn,
                    destroyKilled, hostFailedStart, waitPassedReused, repaired>>
 
-\* Host._check_exit and _on_program_exit: after a shutdown, SIGKILL to the group and wait
+\* Host._check_exit and Shutdown.on_exit: after a shutdown, SIGKILL to the group and wait
 \* (KillsProgramGroup); else `exiting` while the group outlives its leader, or straight to exited
 HostSeesExit ==
     /\ hpc = "loop" /\ hAlive /\ leader = "ended" /\ ~hExit
@@ -481,7 +481,7 @@ HostSeesExit ==
                    gcRemovedLive, unrelatedHostKilled, exitedOnOwn, destroyKilled,
                    hostFailedStart, waitPassedReused, repaired>>
 
-\* Host._wait_group's poll: gone -> the record; still alive at the limit -> give up
+\* Shutdown.wait_group's poll: gone -> the record; still alive at the limit -> give up
 \* (HostWaitsForGroup: after a shutdown, a group that outlives the wait gets no destroyed)
 HostPollsGroup ==
     /\ hpc = "waitgroup" /\ hAlive
@@ -492,7 +492,7 @@ HostPollsGroup ==
                    hResized, termSent, destroyReq, destroyHandled, createVars, otherVars, gcVars,
                    destroyVars, historyVars>>
 
-\* Host._finish_destroyed: write_marker(destroyed_marker) (DestroyRecordsDestroyed)
+\* Shutdown.finish_destroyed: write_marker(destroyed_marker) (DestroyRecordsDestroyed)
 HostWritesMarker ==
     /\ hpc = "marker" /\ hAlive
     /\ IF CanWrite
@@ -502,7 +502,7 @@ HostWritesMarker ==
                    hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent, destroyReq,
                    destroyHandled, createVars, otherVars, gcVars, destroyVars, historyVars>>
 
-\* Host._finish_exited / _finish_destroyed: the terminal write, then `done`
+\* Shutdown.finish_exited / finish_destroyed: the terminal write, then `ended`
 \* (HostStopsAfterTerminalWrite: the loop ends; ManifestWriter refuses later writes)
 HostWritesTerminal ==
     /\ hpc = "final" /\ hAlive

@@ -136,6 +136,7 @@ GC = "agent_tty/lifecycle/gc.py"
 ENGINE = "agent_tty/lifecycle/engine.py"
 HOST_MAIN = "agent_tty/host/main.py"
 LOOP = "agent_tty/host/loop.py"
+SHUTDOWN = "agent_tty/host/shutdown.py"
 WRITER = "agent_tty/host/writer.py"
 FILES = "agent_tty/storage/files.py"
 STATUS = "agent_tty/protocol/status.py"
@@ -194,22 +195,22 @@ GUARDS: dict[str, Callable[[], bool]] = {
         WRITER, "ManifestWriter.write", "if self.closed:\n    return False",
         "if is_terminal(record.status):\n    self.closed = True",
     )
-    and before(LOOP, "Host._finish_exited", "self._write(", "self.done = True")
-    and before(LOOP, "Host._finish_destroyed", "self._write(status=Status.DESTROYED", "self.done = True"),
+    and before(SHUTDOWN, "Shutdown.finish_exited", "self.write(", "self.ended = True")
+    and before(SHUTDOWN, "Shutdown.finish_destroyed", "self.write(status=Status.DESTROYED", "self.ended = True"),
     "ShutdownChecksCommandable": lambda: has(
-        LOOP, "Host.initiate_shutdown",
-        "if reason != 'idle' and policy(self.writer.current.status).commandable:\n    self._write(status=Status.DESTROYING, **({'failure': failure} if failure else {}))",
+        SHUTDOWN, "Shutdown.begin",
+        "if reason is not Reason.IDLE and policy(self.writer.current.status).commandable:\n    self.write(status=Status.DESTROYING, **({'failure': failure} if failure else {}))",
     ),
     "DestroyRecordsDestroyed": lambda: lacks(DESTROY, "_force", "reconcile(")
     and has(DESTROY, "_force", "return DestroyOutcome(engine.record_destroyed(paths, again), already=False)")
     and before(ENGINE, "Engine.record_destroyed", "write_marker(paths.destroyed_marker)", "manifest.replace(status=Status.DESTROYED", "self.write_manifest(paths, record)")
-    and before(LOOP, "Host._finish_destroyed", "write_marker(self.paths.destroyed_marker)", "self._write(status=Status.DESTROYED"),
+    and before(SHUTDOWN, "Shutdown.finish_destroyed", "write_marker(self.destroyed_marker)", "self.write(status=Status.DESTROYED"),
     "DestroyKeepsExitCode": lambda: has(ENGINE, "Engine.record_destroyed", "record = manifest.replace(")
     and lacks(ENGINE, "Engine.record_destroyed", "exit_code=", "exit_signal=")
-    and has(LOOP, "Host._finish_destroyed", "fields = self._exit_fields() if self.exit is not None else {}", "**fields"),
+    and has(SHUTDOWN, "Shutdown.finish_destroyed", "fields = self._exit_fields() if self.host.exit is not None else {}", "**fields"),
     "ManifestWriteNeedsFolder": lambda: all(
         lacks(FILES, name, "mkdir(", "makedirs(") for name in ("write_atomic", "write_record", "write_marker")
-    ) and has(LOOP, "Host._write", "except FolderGone:\n    self.done = True"),
+    ) and has(SHUTDOWN, "Shutdown.write", "except FolderGone:\n    self.ended = True"),
     "KillsProgramGroup": lambda: has(GROUPS, "signal_group", "os.killpg(_checked(pgid), signal)")
     and has(CGROUP, "_kill_leaf", "_write(leaf / 'cgroup.kill', '1')")
     # macos_ps (the Token = FALSE path) kills through the same killpg; windows_conpty (Cgroup
@@ -229,9 +230,9 @@ GUARDS: dict[str, Callable[[], bool]] = {
     and has(WIN_JOB, "_open", "except PermissionError:\n    return (GroupVerdict.UNKNOWN, None)")
     and has(WIN_JOB, "alive", "return judge(group) in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED)"),
     "HostWaitsForGroup": lambda: has(
-        LOOP, "Host._on_program_exit", "self._wait_group(GROUP_WAIT_S, self._finish_destroyed, self._finish_gave_up)"
-    ) and lacks(LOOP, "Host._finish_gave_up", "_write(", "write_marker(")
-    and before(LOOP, "Host._wait_group", "if not self.platform.group_alive(self.group):\n    then()"),
+        SHUTDOWN, "Shutdown.on_exit", "self.wait_group(GROUP_WAIT_S, self.finish_destroyed, self.finish_gave_up)"
+    ) and lacks(SHUTDOWN, "Shutdown.finish_gave_up", "write(", "write_marker(")
+    and before(SHUTDOWN, "Shutdown.wait_group", "if not self.platform.group_alive(self.host.group):\n    then()"),
     "ReRunsInNewSession": lambda: has(
         DESTROY_CLI, "destroy",
         "elif _runs_inside(engine, paths, session_id):\n    if rerun is not None:\n        return rerun(session_id, force)\n"
@@ -277,12 +278,14 @@ GUARDS: dict[str, Callable[[], bool]] = {
     and has(CREATE, "HostLaunch.stop", "self.process.send_signal(signal.SIGTERM)")
     and has(HOST_MAIN, "main", "signals = HostSignals.install()")
     and code(HOST_MAIN, "main").find("signals = HostSignals.install()") < code(HOST_MAIN, "main").find("wait_for_manifest(")
-    and has(LOOP, "Host._check_signals", "if self.signals.term and self.shutdown not in ('destroy', 'sigterm', 'create-failed'):\n    self.initiate_shutdown('sigterm')"),
+    and has(LOOP, "Host._check_signals", "if self.signals.term:\n    self.shutdown.begin(Reason.SIGTERM)")
+    # A SIGTERM during a destroy or create-failed shutdown joins it: the table has no way out.
+    and has(SHUTDOWN, "ENDS_AS", "Reason.SIGTERM: State.DESTROYING") and has(SHUTDOWN, "TRANSITIONS", "State.DESTROYING: frozenset()"),
     "HostChecksCreateFailed": lambda: before(CREATE, "_give_up", "write_marker(paths.create_failed_marker)", "host.stop()")
     and before(
         HOST_MAIN, "_start", "if exists(paths.create_failed_marker) or signals.term:\n    return 0",
         "program = platform.spawn(request)", "writer.write(status=Status.RUNNING",
-        "if exists(paths.create_failed_marker):\n    host.initiate_shutdown('create-failed')", "host.listen(trusted_socket_path(manifest.socket_path, manifest.session_id))",
+        "if exists(paths.create_failed_marker):\n    host.shutdown.begin(Reason.CREATE_FAILED)", "host.listen(trusted_socket_path(manifest.socket_path, manifest.session_id))",
     ),
     "TokenNamesProgram": lambda: before(
         AUTOGROUP, "capture_token", "first = procfs.read_stat(pid)", "autogroup = procfs.read_autogroup(pid)",
@@ -359,9 +362,13 @@ COVERED: dict[str, tuple[str, ...]] = {
     ),
     HOST_MAIN: ("wait_for_manifest", "program_env", "main", "_start"),
     LOOP: (
-        "Host._check_signals", "Host._check_exit", "Host._on_program_exit", "Host._wait_group", "Host._finish_exited",
-        "Host._finish_destroyed", "Host._finish_gave_up", "Host._write", "Host._kill", "Host.initiate_shutdown",
-        "Host._close", "Host.abandon", "Host.listen", "Host._dispatch", "Host._op_destroy", "Host._op_signal",
+        "Host._check_signals", "Host._check_exit", "Host._close", "Host.abandon", "Host.listen", "Host._dispatch",
+        "Host._op_destroy", "Host._op_signal",
+    ),
+    SHUTDOWN: (
+        "ENDS_AS", "TRANSITIONS", "Shutdown._enter", "Shutdown.begin", "Shutdown.on_exit", "Shutdown.kill",
+        "Shutdown.wait_group", "Shutdown.finish_exited", "Shutdown.finish_destroyed", "Shutdown.finish_gave_up",
+        "Shutdown.write",
     ),
     WRITER: ("ManifestWriter.write",),
     FILES: ("write_atomic", "write_record", "write_marker", "exists"),

@@ -55,7 +55,7 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
     "CreateStopsOnGiveUp+HostChecksCreateFailed": (
         [
             ("agent_tty/lifecycle/create.py", "        pass\n    host.stop()", "        pass"),
-            ("agent_tty/host/main.py", "    if exists(paths.create_failed_marker):\n        host.initiate_shutdown(\"create-failed\")", "    if False:\n        pass"),
+            ("agent_tty/host/main.py", "    if exists(paths.create_failed_marker):\n        host.shutdown.begin(Reason.CREATE_FAILED)", "    if False:\n        pass"),
         ],
         "tests/integration/test_lifecycle.py::test_create_that_gives_up_stops_its_session",
     ),

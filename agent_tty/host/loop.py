@@ -1,4 +1,5 @@
-"""The host's event loop: PTY output, RPC, signals, the kill timer and the group waits."""
+"""The host's event loop: PTY output, input, waits, RPC and signals; the shutdown machine
+(host/shutdown.py) ends the session."""
 
 from __future__ import annotations
 
@@ -16,32 +17,26 @@ from typing import TYPE_CHECKING, Any
 from agent_tty.host.echo import EchoFilter, can_filter
 from agent_tty.host.replies import DROPPED_LABEL, TerminalReplies
 from agent_tty.host.eventlog import RETRY_FIRST_S, RETRY_MAX_S, EventLog
+from agent_tty.host.shutdown import Reason, Shutdown, State
 from agent_tty.host.signals import HostSignals
 from agent_tty.host.typeahead import POLL_S as HELD_POLL_S, HeldRun, LineReader
 from agent_tty.host.terminal import RUN_MARKER, LiveScreen, Wait, compile_wait, visible_hash
 from agent_tty.host.writer import ManifestWriter
 from agent_tty.platform.manager import Platform
 from agent_tty.platform.system import current
-from agent_tty.platform.types import GroupRef, ProgramHandle, Stop
+from agent_tty.platform.types import GroupRef, ProgramExit, ProgramHandle, Stop
 from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
-from agent_tty.protocol.status import Status, policy
-from agent_tty.storage.files import FolderGone, write_marker, write_record
+from agent_tty.protocol.status import policy
+from agent_tty.storage.files import FolderGone, write_record
 from agent_tty.storage.home import SessionPaths
-from agent_tty.storage.records import Failure, ProgramRecord
+from agent_tty.storage.records import ProgramRecord
 from agent_tty.terminal.output import RESULT_OUTPUT_MAX, OutputSearch, ProgramOutput, command_text, plain_text, result_output, visible
 
 if TYPE_CHECKING:
     from agent_tty.platform.loopback import Gate
     from agent_tty.terminal.screen import SearchText
 
-SHUTDOWN_KILL_GRACE_S = 2.0
-"""SIGHUP first; the group gets SIGKILL this long after (a program that ignores SIGHUP)."""
-GROUP_WAIT_S = 5.0
-"""How long the host waits for the group to end after a kill before it gives up."""
-EXIT_GROUP_WAIT_S = 2.0
-"""After a program exits on its own: time for the rest of its group to follow the hang-up."""
-POLL_S = 0.01
 READ_CHUNK = 65536
 WAIT_CHECK_S = 0.02
 """How often waits are judged with no new output (a stable/idle wait, a deadline)."""
@@ -79,8 +74,6 @@ FOLDER_CHECK_S = 2.0
 removed from under it (`rm -rf` of a Home, a rotated pytest basetemp) leaves a session that no
 command can reach: the host then ends it as destroy would, without writing anywhere."""
 
-ShutdownReason = str  # "destroy" | "sigterm" | "create-failed" | "idle" | "folder-gone"
-
 
 class Host:
     def __init__(
@@ -108,14 +101,12 @@ class Host:
         self.timers: list[tuple[float, int, Callable[[], None]]] = []
         self._timer_ids = itertools.count()
         self.cancelled: set[int] = set()
-        self.kill_timer: int | None = None
-        self.shutdown: ShutdownReason | None = None
-        self.exit = None
+        self.shutdown = Shutdown(self, platform, writer, events, paths.destroyed_marker)
+        self.exit: ProgramExit | None = None
         self.waiters: list[socket.socket] = []
         self.buffers: dict[socket.socket, bytearray] = {}
         self.gates: dict[socket.socket, Gate] = {}
         """Connections still in the transport's handshake (a loopback port's), and their gate."""
-        self.done = False
         self.replied = False
         """A reply has been sent: the screen model is built at the end of this loop turn."""
         self.last_activity = time.monotonic()
@@ -147,14 +138,16 @@ class Host:
         """Monotonic time before which an output batch does not judge waits (WAIT_SHARE)."""
         self.log_timer: int | None = None
         self.flag_delay = 0.0
-        self.retry_timer: int | None = None
-        self.write_delay = 0.0
-        self.write_error: AgentTtyError | None = None
         self.folder_identity: tuple[int, int] | None = None
         self.folder_identity = self._folder_identity()
         events.on_failing = self._log_failing
         if events.failing:
             self._log_failing()
+
+    @property
+    def done(self) -> bool:
+        """The loop stops (the shutdown machine says when)."""
+        return self.shutdown.ended
 
     # ------------------------------------------------------------------ timers
 
@@ -162,6 +155,9 @@ class Host:
         timer_id = next(self._timer_ids)
         heapq.heappush(self.timers, (time.monotonic() + delay, timer_id, callback))
         return timer_id
+
+    def cancel(self, timer_id: int) -> None:
+        self.cancelled.add(timer_id)
 
     def _run_timers(self) -> None:
         now = time.monotonic()
@@ -202,7 +198,7 @@ class Host:
             if self.replies.burst_began() and not self.done:
                 self._log_marker(DROPPED_LABEL)
             self._run_timers()
-            if not self.done and self.shutdown != "folder-gone":
+            if not self.done and self.shutdown.state is not State.FOLDER_GONE:
                 self._rotate_log()
         self._close()
         return 0
@@ -218,7 +214,7 @@ class Host:
         self.waiters.clear()
         for conn in list(self.buffers):
             self._drop(conn)  # connections kept open between requests: their callers read EOF
-        self._stop_serving()
+        self.stop_serving()
         self.program.close()
         self.events.close()
         try:
@@ -549,8 +545,8 @@ class Host:
         if self.signals.child:
             self.signals.child = False
             self._check_exit()
-        if self.signals.term and self.shutdown not in ("destroy", "sigterm", "create-failed"):
-            self.initiate_shutdown("sigterm")
+        if self.signals.term:
+            self.shutdown.begin(Reason.SIGTERM)  # ignored while one that outranks it runs (TRANSITIONS)
 
     # ------------------------------------------------------------------ the program's end
 
@@ -565,7 +561,7 @@ class Host:
         self._drain_output()
         self.events.append("exit", exit_code=ended.exit_code, exit_signal=ended.exit_signal)
         self._settle_waits_at_exit()
-        self._on_program_exit()
+        self.shutdown.on_exit()
 
     def _record_reap(self) -> None:
         """RecordsReap: what the plugin reads right after our waitpid (macos_ps: the moment, on
@@ -579,7 +575,7 @@ class Host:
         if reaped is None:
             return
         self.group = dataclasses.replace(self.group, reaped=reaped)
-        if self.shutdown == "folder-gone":
+        if self.shutdown.state is State.FOLDER_GONE:
             return  # the path may name somebody else's folder now (ADR 0024)
         record = ProgramRecord(
             version=1, mechanism=self.group.mechanism, pid=self.group.pid, proof=self.group.proof, reaped=reaped
@@ -604,123 +600,7 @@ class Host:
             else:
                 self._finish_wait(wait, {"matched": False, "ended": True, "timedOut": False, "seq": self.events.seq, **ended})
 
-    def _exit_fields(self) -> dict[str, Any]:
-        assert self.exit is not None
-        return {"exit_code": self.exit.exit_code, "exit_signal": self.exit.exit_signal}
-
-    def _on_program_exit(self) -> None:
-        if self.kill_timer is not None:
-            self.cancelled.add(self.kill_timer)
-            self.kill_timer = None
-        if self.shutdown in ("destroy", "sigterm", "create-failed"):
-            # KillsProgramGroup: what the program left behind goes too, then HostWaitsForGroup.
-            self._kill(Stop.KILL)
-            self._wait_group(GROUP_WAIT_S, self._finish_destroyed, self._finish_gave_up)
-        elif self.shutdown == "folder-gone":
-            self._kill(Stop.KILL)
-            self._wait_group(GROUP_WAIT_S, self._end_unrecorded, self._end_unrecorded)
-        elif self.shutdown == "idle":
-            self._kill(Stop.KILL)
-            self._wait_group(GROUP_WAIT_S, self._finish_exited, self._finish_exited)
-        elif self.platform.group_alive(self.group):
-            self._write(status=Status.EXITING, **self._exit_fields())  # informative: EXITED follows
-            self._wait_group(EXIT_GROUP_WAIT_S, self._finish_exited, self._finish_exited)
-        else:
-            self._finish_exited()
-
-    def _wait_group(self, limit: float, then: Callable[[], None], give_up: Callable[[], None]) -> None:
-        deadline = time.monotonic() + limit
-        generation = self.shutdown
-
-        def poll() -> None:
-            if self.done or self.shutdown != generation:
-                return  # a destroy took over this wait
-            if not self.platform.group_alive(self.group):
-                then()
-            elif time.monotonic() >= deadline:
-                give_up()
-            else:
-                self.after(POLL_S, poll)
-
-        poll()
-
-    def _settle_log(self) -> None:
-        """Before the last record: one more try of the log's waiting writes; what still cannot
-        be written is counted as lost, so the last record's `logIncomplete` says so."""
-        if self.events.failing:
-            self.events.retry(force=True)
-            if self.events.failing:
-                self.events.give_up_kept()
-
-    def _finish_exited(self) -> None:
-        self._settle_log()
-        if self._write(status=Status.EXITED, ended_at=time.time(), **self._exit_fields()):
-            self.done = True
-        elif not self.done:
-            self._retry_later(self._finish_exited)
-
-    def _finish_destroyed(self) -> None:
-        self._settle_log()
-        # DestroyRecordsDestroyed: the marker first, then the record that keeps the exit code.
-        try:
-            write_marker(self.paths.destroyed_marker)
-        except FolderGone:
-            self.done = True
-            return
-        except AgentTtyError as err:
-            if err.code is not ErrorCode.STORAGE_ERROR:
-                raise
-            self.write_error = err
-            self._retry_later(self._finish_destroyed)
-            return
-        fields = self._exit_fields() if self.exit is not None else {}
-        if self._write(status=Status.DESTROYED, ended_at=time.time(), **fields):
-            self.done = True
-        elif not self.done:
-            self._retry_later(self._finish_destroyed)
-
-    def _finish_gave_up(self) -> None:
-        # HostWaitsForGroup: the group still runs (another user's process?). Leave the record
-        # destroying, without a terminal write, and end: a later reconcile retries the kill.
-        self.done = True
-
-    def _write(self, **changes: Any) -> bool:
-        """A write that may fail (a full disk, an unwritable folder): False leaves the manifest
-        and `writer.current` as they were, so the caller can retry the same step (a failed
-        resize record keeps the old size). Every write also carries what the event log lost.
-        None once the folder is gone from its path: the path may name another folder (ADR 0024)."""
-        if self.shutdown == "folder-gone":
-            return False
-        lost = self.events.lost
-        if lost is not None and lost != self.writer.current.log_incomplete:
-            changes.setdefault("log_incomplete", lost)
-        try:
-            self.writer.write(**changes)
-        except FolderGone:
-            self.done = True
-            return False
-        except AgentTtyError as err:
-            if err.code is not ErrorCode.STORAGE_ERROR:
-                raise
-            self.write_error = err
-            return False
-        self.write_delay = 0.0
-        return True
-
-    def _retry_later(self, step: Callable[[], None]) -> None:
-        """Run a lifecycle step whose write failed again after a back-off (0.1 s doubling to
-        5 s), unless another shutdown took over meanwhile. One step waits at a time."""
-        if self.retry_timer is not None:
-            self.cancelled.add(self.retry_timer)
-        generation = self.shutdown
-        self.write_delay = min(self.write_delay * 2, RETRY_MAX_S) if self.write_delay else RETRY_FIRST_S
-
-        def again() -> None:
-            self.retry_timer = None
-            if not self.done and self.shutdown == generation:
-                step()
-
-        self.retry_timer = self.after(self.write_delay, again)
+    # ------------------------------------------------------------------ the event log
 
     def _log_failing(self) -> None:
         """The event log's writes started to fail: retry them, and say so in the manifest."""
@@ -732,7 +612,7 @@ class Host:
         delay = self.events.retry()
         lost = self.events.lost
         if lost is not None and lost != self.writer.current.log_incomplete and not self.writer.closed and not self.done:
-            if self._write():
+            if self.shutdown.write():
                 self.flag_delay = 0.0
             elif not self.done:
                 self.flag_delay = min(self.flag_delay * 2, RETRY_MAX_S) if self.flag_delay else RETRY_FIRST_S
@@ -757,43 +637,7 @@ class Host:
             return
         self.events.rotate(checkpoint, cols, rows)
 
-    def _kill(self, signal: int) -> None:
-        self.platform.kill_group(self.group, signal)
-
-    # ------------------------------------------------------------------ shutdown
-
-    def initiate_shutdown(self, reason: ShutdownReason, failure: Failure | None = None) -> None:
-        """`failure` says why the host ends the session on its own (it could not serve it)."""
-        if self.shutdown in ("destroy", "sigterm", "create-failed", "folder-gone"):
-            return
-        previous = self.shutdown
-        if reason != "idle" and policy(self.writer.current.status).commandable:
-            self._write(status=Status.DESTROYING, **({"failure": failure} if failure else {}))
-            if self.done:
-                return
-            if self.writer.current.status is not Status.DESTROYING:
-                # The write failed. Nothing is stopped before destroying is on disk, and the same
-                # transition can run again: a destroy gets the error now, a SIGTERM is retried.
-                if reason == "destroy":
-                    error = self.write_error
-                    message = error.message if error is not None else "cannot write the manifest"
-                    raise AgentTtyError(
-                        ErrorCode.STORAGE_ERROR,
-                        f"{message}; nothing was stopped: run destroy again once the folder takes writes",
-                        **(error.details if error is not None else {}),
-                    )
-                self._retry_later(lambda: self.initiate_shutdown(reason, failure))
-                return
-        self.shutdown = reason
-        if self.exit is not None:
-            # Already exited and waiting for its group: destroy ends that group now.
-            self._kill(Stop.KILL)
-            self._wait_group(GROUP_WAIT_S, self._finish_destroyed, self._finish_gave_up)
-            return
-        if previous == "idle":
-            return  # the hang-up and its kill timer are already on their way
-        self._kill(Stop.HANGUP)
-        self.kill_timer = self.after(SHUTDOWN_KILL_GRACE_S, lambda: self._kill(Stop.KILL))
+    # ------------------------------------------------------------------ the folder and idleness
 
     def _folder_identity(self) -> tuple[int, int] | None:
         """The folder's (device, inode) at its path; None when nothing is there. A path that
@@ -807,29 +651,14 @@ class Host:
         return (info.st_dev, info.st_ino)
 
     def _check_folder(self) -> None:
-        if self.done or self.shutdown in ("destroy", "sigterm", "create-failed", "folder-gone"):
+        if self.done or not self.shutdown.may(State.FOLDER_GONE):
             return
         if self.folder_identity is None or self._folder_identity() == self.folder_identity:
             self.after(FOLDER_CHECK_S, self._check_folder)
             return
-        # Removed, or another folder (a link, a restored copy) now at the path: no record is
-        # written, since the path may name somebody else's files; the group is ended through
-        # its proof as destroy ends it, and the host exits once it is gone.
-        # SIGKILL at once, no hang-up first: nobody can reach the session to see it end well,
-        # and a plugin without a token proves the group best while the leader is our unreaped
-        # child (macos_ps). The program's exit then ends the host (_on_program_exit).
-        self.events.append("signal", signal="SIGKILL", label="folder-gone")
-        self.shutdown = "folder-gone"
-        self._stop_serving()
-        self._kill(Stop.KILL)
-        if self.exit is not None:
-            self._wait_group(GROUP_WAIT_S, self._end_unrecorded, self._end_unrecorded)
-        # A kill the proof did not allow (a plugin that reads a removed folder's group gone, or
-        # cannot tell) must not keep us for ever: we end anyway, and closing the terminal hangs
-        # up what still runs in it.
-        self.after(GROUP_WAIT_S, self._end_unrecorded)
+        self.shutdown.folder_gone()
 
-    def _stop_serving(self) -> None:
+    def stop_serving(self) -> None:
         """Take no new connection, and remove the socket (in the private socket folder that
         trusted_socket_path checked). At the end, and once the folder is gone (no caller can
         reach the session through its records; a kept connection is answered
@@ -848,16 +677,13 @@ class Host:
             except OSError:
                 pass
 
-    def _end_unrecorded(self) -> None:
-        self.done = True
-
     def _check_idle(self) -> None:
-        if self.shutdown is not None or self.exit is not None or self.idle_timeout_s is None:
+        if self.shutdown.state is not State.SERVING or self.exit is not None or self.idle_timeout_s is None:
             return
         idle = time.monotonic() - self.last_activity
         if idle >= self.idle_timeout_s:
             self.events.append("signal", signal="SIGHUP", label="idle-timeout")
-            self.initiate_shutdown("idle")
+            self.shutdown.begin(Reason.IDLE)
         else:
             self.after(min(1.0, self.idle_timeout_s - idle), self._check_idle)
 
@@ -1049,7 +875,7 @@ class Host:
 
     def _require_commandable(self) -> None:
         status = self.writer.current.status
-        if not policy(status).commandable or self.shutdown is not None:
+        if not policy(status).commandable or self.shutdown.state is not State.SERVING:
             raise AgentTtyError(
                 ErrorCode.SESSION_NOT_RUNNING,
                 f"session {self.writer.current.session_id} is {status.value}",
@@ -1091,7 +917,7 @@ class Host:
         self.program.resize(cols, rows)
         seq = self.events.append("resize", cols=cols, rows=rows)
         self.live.resize(cols, rows)
-        self._write(cols=cols, rows=rows)
+        self.shutdown.write(cols=cols, rows=rows)
         return {"cols": cols, "rows": rows, "seq": seq}
 
     def _op_signal(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
@@ -1122,7 +948,7 @@ class Host:
         """Start the shutdown; the answer comes once the session reads destroyed (`waiters`)."""
         self.waiters.append(conn)
         try:
-            self.initiate_shutdown("destroy")
+            self.shutdown.begin(Reason.DESTROY)
         except AgentTtyError:
             self.waiters.remove(conn)  # this destroy ends with the error; a later one may retry
             raise

@@ -284,6 +284,7 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     )
     events.append("start", argv=list(manifest.argv))
     from agent_tty.host.loop import Host
+    from agent_tty.host.shutdown import Reason
 
     host = Host(paths, platform, writer, events, program, group, signals, manifest.idle_timeout_ms)
     ended = _start_up_write(host, paths, lambda: write_record(paths.program, ProgramRecord(version=1, mechanism=mechanism, pid=program.pid, proof=proof)))
@@ -302,7 +303,7 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
         return ended
     # HostChecksCreateFailed, second check: after our start-up write and before we listen.
     if exists(paths.create_failed_marker):
-        host.initiate_shutdown("create-failed")
+        host.shutdown.begin(Reason.CREATE_FAILED)
     try:
         host.listen(trusted_socket_path(manifest.socket_path, manifest.session_id))
     except (OSError, AgentTtyError) as err:
@@ -311,7 +312,7 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
         detail = getattr(err, "message", None) or getattr(err, "strerror", None) or str(err)
         message = f"the host could not serve its socket {manifest.socket_path}: {detail}"
         log_reason(paths, message)
-        host.initiate_shutdown("create-failed", Failure(reason="host-start-failed", message=message))
+        host.shutdown.begin(Reason.CREATE_FAILED, Failure(reason="host-start-failed", message=message))
     try:
         return host.run()
     except FolderGone:
