@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode, not_found
 from agent_tty.protocol.status import Status
@@ -14,7 +12,8 @@ from agent_tty.storage.home import Home, SessionPaths, remove_socket, trusted_so
 from agent_tty.storage.trust import check_session_folder
 from agent_tty.storage.records import HostRecord, Manifest, ProgramRecord
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and dataclasses stay off every command's start-up (issue 26)
     from agent_tty.platform.manager import Platform
     from agent_tty.platform.types import GroupRef, GroupVerdict, HostVerdict
     from agent_tty.protocol.rpc import ConnectionPool
@@ -24,14 +23,21 @@ GROUP_WAIT_S = 5.0
 POLL_S = 0.01
 
 
-@dataclass
 class Engine:
     home: Home
-    connections: ConnectionPool | None = None
+    connections: ConnectionPool | None
     """A long-lived client's kept-open host connections (agent_tty.api); None: one per call."""
-    ambiguous: set[int] = field(default_factory=set)
+    ambiguous: set[int]
     """Groups whose kill read AMBIGUOUS in this engine (a frozen judgement may see what a
     plain judge misses): their error says so (group_not_ended)."""
+
+    def __init__(self, home: Home, connections: ConnectionPool | None = None, ambiguous: set[int] | None = None) -> None:
+        self.home = home
+        self.connections = connections
+        self.ambiguous = set() if ambiguous is None else ambiguous
+
+    def __repr__(self) -> str:
+        return f"Engine(home={self.home!r}, connections={self.connections!r}, ambiguous={self.ambiguous!r})"
 
     def call_host(self, socket_path: str, request: dict[str, object], timeout: float | None, session_id: str) -> dict:  # type: ignore[type-arg]
         """One request to a session's host, at the path `socket` checked."""

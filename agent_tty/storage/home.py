@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from agent_tty.frozen import Frozen
 
 from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
@@ -44,8 +45,8 @@ def validate_session_id(value: str) -> str:
     return value
 
 
-@dataclass(frozen=True)
-class SessionPaths:
+class SessionPaths(Frozen):
+    __slots__ = ("session_id", "folder")
     session_id: str
     folder: Path
 
@@ -78,8 +79,8 @@ class SessionPaths:
         return self.folder / "artifacts"
 
 
-@dataclass(frozen=True)
-class Home:
+class Home(Frozen):
+    __slots__ = ("root",)
     root: Path
 
     @property
