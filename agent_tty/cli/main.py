@@ -247,14 +247,13 @@ def _top_help() -> int:
 
 
 def _run(name: str, info: CommandInfo, args: list[str]) -> int:
-    import importlib
-
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
     try:
         if GLOBALS.as_owner:
             _become_owner()
-        module = importlib.import_module(info.module)
+        __import__(info.module)  # importlib.import_module's work without importing importlib (and warnings)
+        module = sys.modules[info.module]
         if hasattr(module, "fast_path"):
             handled = module.fast_path(args)
             if handled is not None:

@@ -10,15 +10,18 @@ that must outlive its caller. docs/adr/0010-the-platform-seam.md says why it is 
 
 from __future__ import annotations
 
+import _socket
 import os
-import socket
 import sys
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs every command ~2 ms at start-up (issue 26)
+    import socket
+    from typing import Any
+
     from agent_tty.platform import loopback
     from agent_tty.platform.access import Access, UserId
 
@@ -254,7 +257,10 @@ class PosixSystem(System):
         return chosen
 
     def connect(self, address: str, timeout: float | None) -> socket.socket:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        # socket.socket's C base: the methods a caller uses (settimeout, send, sendall, recv,
+        # getsockopt, fileno, close) are its own, and importing the socket module (enums built
+        # from _socket's names, selectors) costs every command that talks to a host ~2 ms.
+        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
         try:
             sock.settimeout(timeout)
             sock.connect(address)
@@ -281,6 +287,8 @@ class PosixSystem(System):
             os.unlink(address)
         except FileNotFoundError:
             pass
+        import socket
+
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             server.bind(address)
@@ -293,11 +301,11 @@ class PosixSystem(System):
         return server
 
     def peer_user(self, conn: socket.socket) -> int | None:
-        option = getattr(socket, "SO_PEERCRED", None)  # Linux; getpeereid elsewhere
-        if option is not None and conn.family == socket.AF_UNIX:  # a loopback port's proof is its handshake
+        option = getattr(_socket, "SO_PEERCRED", None)  # Linux; getpeereid elsewhere
+        if option is not None and conn.family == _socket.AF_UNIX:  # a loopback port's proof is its handshake
             import struct
 
-            _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+            _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(_socket.SOL_SOCKET, option, struct.calcsize("3i")))
             return int(uid)
         return None
 
@@ -377,6 +385,6 @@ class WindowsSystem(System):
 def current() -> System:
     if sys.platform == "win32":
         return WindowsSystem()
-    if hasattr(os, "geteuid") and hasattr(socket, "AF_UNIX"):
+    if hasattr(os, "geteuid") and hasattr(_socket, "AF_UNIX"):
         return PosixSystem()
     return System()
