@@ -31,10 +31,17 @@ class Engine:
     """Groups whose kill read AMBIGUOUS in this engine (a frozen judgement may see what a
     plain judge misses): their error says so (group_not_ended)."""
 
-    def __init__(self, home: Home, connections: ConnectionPool | None = None, ambiguous: set[int] | None = None) -> None:
+    home_checked: bool
+    """engine_for checked the Home's chain (check_home) when it made this engine: a socket folder
+    right inside the Home needs no second walk of the folders above it (Engine.socket)."""
+
+    def __init__(
+        self, home: Home, connections: ConnectionPool | None = None, ambiguous: set[int] | None = None, home_checked: bool = False
+    ) -> None:
         self.home = home
         self.connections = connections
         self.ambiguous = set() if ambiguous is None else ambiguous
+        self.home_checked = home_checked
 
     def __repr__(self) -> str:
         return f"Engine(home={self.home!r}, connections={self.connections!r}, ambiguous={self.ambiguous!r})"
@@ -65,7 +72,8 @@ class Engine:
 
     def socket(self, manifest: Manifest) -> str:
         """The host's socket, once the manifest's path is proven to lie in a folder of ours."""
-        return trusted_socket_path(manifest.socket_path, manifest.session_id)
+        checked = self.home.root if self.home_checked else None
+        return trusted_socket_path(manifest.socket_path, manifest.session_id, checked)
 
     def host_record(self, paths: SessionPaths) -> HostRecord | None:
         """host.json, or None when missing or unreadable (then the host reads unknown)."""
@@ -254,6 +262,6 @@ def engine_for(home_option: str | None) -> Engine:
 
     root = real_home(str(resolve_home(home_option)))
     check_home(root)
-    return Engine(Home(root))
+    return Engine(Home(root), home_checked=True)
 
 
