@@ -184,6 +184,11 @@ class Record:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        """The fields' names in their order (what `dataclasses.fields` listed)."""
+        return tuple(f.name for f in cls._fields)
+
+    @classmethod
     def _schema(cls) -> tuple[tuple[str, str, Any, bool], ...]:
         cached = cls.__dict__.get("_fields_cache")
         if cached is None:
