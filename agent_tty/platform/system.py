@@ -257,10 +257,9 @@ class PosixSystem(System):
         return chosen
 
     def connect(self, address: str, timeout: float | None) -> socket.socket:
-        # socket.socket's C base: the methods a caller uses (settimeout, send, sendall, recv,
-        # getsockopt, fileno, close) are its own, and importing the socket module (enums built
-        # from _socket's names, selectors) costs every command that talks to a host ~2 ms.
-        sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        import socket  # here, not at the top: a command that reaches no host never pays for it
+
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             sock.settimeout(timeout)
             sock.connect(address)
@@ -301,11 +300,13 @@ class PosixSystem(System):
         return server
 
     def peer_user(self, conn: socket.socket) -> int | None:
-        option = getattr(_socket, "SO_PEERCRED", None)  # Linux; getpeereid elsewhere
-        if option is not None and conn.family == _socket.AF_UNIX:  # a loopback port's proof is its handshake
+        import socket
+
+        option = getattr(socket, "SO_PEERCRED", None)  # Linux; getpeereid elsewhere
+        if option is not None and conn.family == socket.AF_UNIX:  # a loopback port's proof is its handshake
             import struct
 
-            _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(_socket.SOL_SOCKET, option, struct.calcsize("3i")))
+            _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
             return int(uid)
         return None
 
@@ -385,6 +386,8 @@ class WindowsSystem(System):
 def current() -> System:
     if sys.platform == "win32":
         return WindowsSystem()
+    # _socket, the socket module's C half, answers whether there are Unix sockets without the
+    # socket module's import (its enums, selectors): every command asks, few connect.
     if hasattr(os, "geteuid") and hasattr(_socket, "AF_UNIX"):
         return PosixSystem()
     return System()

@@ -87,11 +87,11 @@ def test_only_schema_loads_pydantic(tmp_path) -> None:  # type: ignore[no-untype
     assert _loads_pydantic(_modules_after(["schema", "version"], str(tmp_path)))
 
 
-SLOW_STDLIB = ("dataclasses", "inspect", "ast", "dis", "tokenize", "socket", "selectors", "platform", "importlib")
+SLOW_STDLIB = ("dataclasses", "inspect", "ast", "dis", "tokenize", "platform", "importlib")
 """What a hot command's start-up no longer pays for (issue 26): dataclasses (and inspect, ast, dis,
-tokenize, which it pulls in) for classes of a few fields, the socket module (its enums and
-selectors) for one Unix-socket call, the stdlib `platform`, importlib (and its warnings) to import the
-command's module. `typing` too where the command's modules take it under TYPE_CHECKING only."""
+tokenize, which it pulls in) for classes of a few fields, the stdlib `platform`, importlib (and its
+warnings) to import the command's module; `typing` too where the command's modules take it under
+TYPE_CHECKING only."""
 
 
 @pytest.mark.parametrize(
