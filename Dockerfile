@@ -10,10 +10,11 @@ RUN apt-get update \
  && rm -rf /var/lib/apt/lists/*
 
 # agent-tty from the build context (.dockerignore keeps only what pip needs), with Ghostty's
-# screen engine (the `fast` extra). The sources are removed once installed.
+# screen engine (the `fast` extra) and the MCP SDK (the `mcp` extra: an agent in the container may
+# serve `agent-tty mcp`; ADR 0035). The sources are removed once installed.
 COPY . /tmp/agent-tty
 RUN cd /tmp/agent-tty \
- && pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore '.[fast]' \
+ && pip install --no-cache-dir --disable-pip-version-check --root-user-action=ignore '.[fast,mcp]' \
  && cd / && rm -rf /tmp/agent-tty
 
 # A non-root user runs agent-tty and every session; its Home is private to it (one Home per

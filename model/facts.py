@@ -361,7 +361,7 @@ COVERED: dict[str, tuple[str, ...]] = {
     LOOP: (
         "Host._check_signals", "Host._check_exit", "Host._on_program_exit", "Host._wait_group", "Host._finish_exited",
         "Host._finish_destroyed", "Host._finish_gave_up", "Host._write", "Host._kill", "Host.initiate_shutdown",
-        "Host._close", "Host.abandon", "Host.listen", "Host._dispatch",
+        "Host._close", "Host.abandon", "Host.listen", "Host._dispatch", "Host._op_destroy", "Host._op_signal",
     ),
     WRITER: ("ManifestWriter.write",),
     FILES: ("write_atomic", "write_record", "write_marker", "exists"),

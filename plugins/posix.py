@@ -2,12 +2,13 @@
 
     from agent_tty_plugins.posix import spawn_in_pty, signal_group, probe_group, Probe, procfs
 
-- `spawn_in_pty(request, before_exec=None)`: fork, setsid and exec `request.argv` in a new PTY.
-  `before_exec` runs in the child after setsid and before exec: place the program in your group
-  there, so it runs no code of its own outside it. The program is held before its exec until
-  the handle's `release()` (the host calls it once program.json names the program). Returns a
-  ProgramHandle that never signals (every signal goes through your kill_group). "Not found"
-  comes back from spawn as OSError, an exec error from `release()`.
+- `spawn_in_pty(request, before_exec=None, held=False)`: fork, setsid and exec `request.argv` in
+  a new PTY. `before_exec` runs in the child after setsid and before exec: place the program in
+  your group there, so it runs no code of its own outside it. With `held=True` the program waits
+  before its exec until the handle's `release()` (the host calls it once program.json names the
+  program: return the handle itself). Returns a ProgramHandle that never signals (every signal
+  goes through your kill_group). Errors come back as OSError: "not found" from spawn, an exec
+  error from `release()` when held.
 - `signal_group(pgid, signal) -> Probe`: killpg that refuses group ids 0, 1 and negative ones
   (which would widen the kill to our own group or every process) and tells FOUND, NONE (ESRCH)
   and DENIED (EPERM: a member of another user; never read that as gone). Call it only right

@@ -29,7 +29,7 @@ from agent_tty.protocol.status import Status, policy
 from agent_tty.storage.files import FolderGone, write_marker, write_record
 from agent_tty.storage.home import SessionPaths
 from agent_tty.storage.records import Failure, ProgramRecord
-from agent_tty.terminal.output import RESULT_OUTPUT_MAX, OutputSearch, ProgramOutput, plain_text, visible
+from agent_tty.terminal.output import RESULT_OUTPUT_MAX, OutputSearch, ProgramOutput, command_text, plain_text, result_output, visible
 
 if TYPE_CHECKING:
     from agent_tty.platform.loopback import Gate
@@ -325,10 +325,14 @@ class Host:
         return len(data) if self.gate_budget < 0 else None
 
     def _arm_echo(self, command: str, postamble: str) -> None:
-        """Hide the echo of `postamble` that `run` typed after the last line of `command`."""
+        """Hide the echo of `postamble` that `run` typed after the last line of `command`. The
+        end of that echo opens the output's gate, except for a command of several lines: its
+        output starts after its first line's echo (the shell runs each line as it reads it),
+        and the echoes of the later lines are cut from its text (`without_echoes`)."""
         line = (command + postamble).rsplit("\n", 1)[-1]
         if len(line) > len(postamble) and can_filter(line):
-            self.echo = self.gate_echo = EchoFilter(line, len(line) - len(postamble))
+            self.echo = EchoFilter(line, len(line) - len(postamble))
+            self.gate_echo = None if "\n" in command else self.echo
 
     def _log_marker(self, label: str) -> int:
         self._flush_held()
@@ -472,7 +476,7 @@ class Host:
         if marker is None:
             return {}  # the echo's end was never seen: no output we could vouch for
         begin = max(start, marker - RUN_OUTPUT_MAX, self.output.base)
-        return {"output": plain_text(self.output.since(begin, marker)), "outputTruncated": begin > start}
+        return _command_output(self.output.since(begin, marker), begin > start, wait.echoes)
 
     def _run_output_so_far(self, wait: Wait) -> dict[str, Any]:
         """A run that did not complete: what the command printed since its line's echo ended;
@@ -481,7 +485,7 @@ class Host:
         if start is None or (self.output.end == start and not self.output.open):
             return {}
         begin = max(start, self.output.end - RUN_OUTPUT_MAX, self.output.base)
-        return {"output": plain_text(self.output.since(begin)), "outputTruncated": begin > start}
+        return _command_output(self.output.since(begin), begin > start, wait.echoes)
 
     def _wait_output(self, wait: Wait) -> dict[str, Any]:
         """`wait --output`: what the program printed since the wait's start, as `run` gives
@@ -489,7 +493,7 @@ class Host:
         if wait.output_start is None:
             return {}
         begin = max(wait.output_start, self.output.end - RUN_OUTPUT_MAX, self.output.base)
-        return {"output": plain_text(self.output.since(begin)), "outputTruncated": begin > wait.output_start}
+        return result_output(plain_text(self.output.since(begin)), begin > wait.output_start)
 
     def _type_held_runs(self) -> None:
         """Type the held runs, oldest first, each once the shell reads it and the echo of the
@@ -526,7 +530,8 @@ class Host:
             self._reply(held.conn, {"seq": seq, "completed": False, "timedOut": False})
             self._served(held.conn)
             return
-        self._add_wait(Wait(held.conn, "run", held.deadline, token=held.token, seq=seq))
+        echoes = tuple(held.command.split("\n")[1:])
+        self._add_wait(Wait(held.conn, "run", held.deadline, token=held.token, seq=seq, echoes=echoes))
 
     def _add_wait(self, wait: Wait) -> None:
         """A new wait is judged at once (its text may be on the screen already), not when a
@@ -1052,130 +1057,168 @@ class Host:
             )
 
     def _dispatch(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
+        """One request, to the handler of its op (`_op_<op>`, one for each of protocol/rpc.OPS):
+        its answer, or None when the answer comes later (the handler keeps `conn`)."""
         op = request.get("op")
+        if op not in rpc.OPS:
+            raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, f"unknown RPC op {op!r}")
+        handler: Callable[[dict[str, Any], socket.socket], dict[str, Any] | None] = getattr(self, f"_op_{op}")
+        return handler(request, conn)
+
+    # ------------------------------------------------------------------ the ops
+
+    def _op_ping(self, _request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
+        """Who serves: the session, its status and the two pids."""
         current = self.writer.current
-        if op == "ping":
-            return {"sessionId": current.session_id, "status": current.status.value, "hostPid": os.getpid(), "childPid": current.child_pid}
-        if op == "inspect":
-            return current.to_obj()
-        if op == "resize":
-            self._require_commandable()
-            from agent_tty.protocol.values import size_problem
+        return {"sessionId": current.session_id, "status": current.status.value, "hostPid": os.getpid(), "childPid": current.child_pid}
 
-            cols, rows = request.get("cols"), request.get("rows")
-            problem = size_problem(cols, rows)  # a CLI of another version may send any size
-            if problem is not None:
-                raise AgentTtyError(ErrorCode.INVALID_INPUT, problem, cols=cols, rows=rows)
-            assert isinstance(cols, int) and isinstance(rows, int)
-            self._flush_held()
-            self.program.resize(cols, rows)
-            seq = self.events.append("resize", cols=cols, rows=rows)
-            self.live.resize(cols, rows)
-            self._write(cols=cols, rows=rows)
-            return {"cols": cols, "rows": rows, "seq": seq}
-        if op == "signal":
-            self._require_commandable()
-            number = request.get("signal")
-            if not isinstance(number, int) or number <= 0:
-                raise AgentTtyError(ErrorCode.INVALID_INPUT, f"invalid signal {number!r}")
-            name = signals.Signals(number).name if number in signals.Signals._value2member_map_ else str(number)
-            # A keyboard signal (INT, QUIT, TSTP) goes where a terminal sends it: to the
-            # terminal's foreground group (a shell's running command), delivered by the PTY itself.
-            foreground = getattr(self.program, "signal_foreground", None)
-            group = foreground(number) if foreground is not None else None
-            # The screen at a signal is a baseline, as at an input: `wait --after-seq` the
-            # signal's seq waits for what the signal brought (a new prompt after INT).
-            self._flush_held()
-            if group is not None:
-                seq = self.events.append("signal", signal=name, group=group)
-                self.live.remember(seq)
-                return {"signal": name, "delivered": True, "seq": seq, "group": group, "foreground": True}
-            seq = self.events.append("signal", signal=name)
+    def _op_inspect(self, _request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
+        """The manifest as the host holds it."""
+        current = self.writer.current
+        return current.to_obj()
+
+    def _op_resize(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
+        """The PTY's and the screen's new size, logged and recorded."""
+        self._require_commandable()
+        from agent_tty.protocol.values import size_problem
+
+        cols, rows = request.get("cols"), request.get("rows")
+        problem = size_problem(cols, rows)  # a CLI of another version may send any size
+        if problem is not None:
+            raise AgentTtyError(ErrorCode.INVALID_INPUT, problem, cols=cols, rows=rows)
+        assert isinstance(cols, int) and isinstance(rows, int)
+        self._flush_held()
+        self.program.resize(cols, rows)
+        seq = self.events.append("resize", cols=cols, rows=rows)
+        self.live.resize(cols, rows)
+        self._write(cols=cols, rows=rows)
+        return {"cols": cols, "rows": rows, "seq": seq}
+
+    def _op_signal(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
+        """A signal to the program: a keyboard one to the terminal's foreground group, any
+        other through the proof-then-kill path."""
+        self._require_commandable()
+        number = request.get("signal")
+        if not isinstance(number, int) or number <= 0:
+            raise AgentTtyError(ErrorCode.INVALID_INPUT, f"invalid signal {number!r}")
+        name = signals.Signals(number).name if number in signals.Signals._value2member_map_ else str(number)
+        # A keyboard signal (INT, QUIT, TSTP) goes where a terminal sends it: to the
+        # terminal's foreground group (a shell's running command), delivered by the PTY itself.
+        foreground = getattr(self.program, "signal_foreground", None)
+        group = foreground(number) if foreground is not None else None
+        # The screen at a signal is a baseline, as at an input: `wait --after-seq` the
+        # signal's seq waits for what the signal brought (a new prompt after INT).
+        self._flush_held()
+        if group is not None:
+            seq = self.events.append("signal", signal=name, group=group)
             self.live.remember(seq)
-            verdict = self.platform.kill_group(self.group, number)
-            return {"signal": name, "delivered": verdict.value == "owned", "seq": seq, "group": self.program.pid, "foreground": False}
-        if op == "destroy":
-            self.waiters.append(conn)
-            try:
-                self.initiate_shutdown("destroy")
-            except AgentTtyError:
-                self.waiters.remove(conn)  # this destroy ends with the error; a later one may retry
-                raise
-            return None
-        if op == "input":
-            data = str(request.get("data", "")).encode("utf-8", "surrogateescape")
-            kind = request.get("kind") if request.get("kind") in ("type", "paste") else "type"
-            part = request.get("part")  # a streamed input: "first", "more", "last"; None: whole
-            continues = kind == "paste" and part in ("more", "last")
-            if kind == "paste":
-                self._require_commandable()
-                if not continues:
-                    self.paste_bracketed = self.live.screen().bracketed_paste()
-                if self.paste_bracketed:
-                    # A part after another input closed the bracket opens it again.
-                    opens = not continues or not self.paste_open
-                    closes = part in (None, "last")
-                    data = (PASTE_START if opens else b"") + data + (PASTE_END if closes else b"")
-            result = {"seq": self._input(data, kind, continues_paste=continues), "bytes": len(data)}
-            if kind == "paste":
-                self.paste_open = self.paste_bracketed and part in ("first", "more")
-            if part is not None and len(self.to_program) > INPUT_BACKLOG:
-                self.input_waiters.append((conn, result))
-                return None
-            return result
-        if op == "keys":
-            from agent_tty.terminal.keys import encode_key
+            return {"signal": name, "delivered": True, "seq": seq, "group": group, "foreground": True}
+        seq = self.events.append("signal", signal=name)
+        self.live.remember(seq)
+        verdict = self.platform.kill_group(self.group, number)
+        return {"signal": name, "delivered": verdict.value == "owned", "seq": seq, "group": self.program.pid, "foreground": False}
 
+    def _op_destroy(self, _request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
+        """Start the shutdown; the answer comes once the session reads destroyed (`waiters`)."""
+        self.waiters.append(conn)
+        try:
+            self.initiate_shutdown("destroy")
+        except AgentTtyError:
+            self.waiters.remove(conn)  # this destroy ends with the error; a later one may retry
+            raise
+        return None
+
+    def _op_input(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
+        """`type` and `paste` (whole, or a streamed part), as typed input."""
+        data = str(request.get("data", "")).encode("utf-8", "surrogateescape")
+        kind = request.get("kind") if request.get("kind") in ("type", "paste") else "type"
+        part = request.get("part")  # a streamed input: "first", "more", "last"; None: whole
+        continues = kind == "paste" and part in ("more", "last")
+        if kind == "paste":
             self._require_commandable()
-            names = request.get("keys")
-            if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-                raise AgentTtyError(ErrorCode.INVALID_INPUT, "keys must be a list of key names")
-            app_cursor = self.live.screen().app_cursor()
-            data = b"".join(encode_key(name, app_cursor) for name in names)
-            return {"seq": self._input(data, "keys"), "keys": names}
-        if op == "run":
-            import secrets
-
-            from agent_tty.host.run_line import check_run_line
-
-            self._require_commandable()
-            command = str(request.get("command", "")).rstrip()
-            check_run_line(command, self._program_in_foreground())
-            token = secrets.token_hex(6)
-            joiner = " " if command.endswith("&") else "; "
-            marker = f"printf '\\033]7770;%s;%s\\007' {token} $?"
-            timeout_ms = request.get("timeoutMs")
-            now = time.monotonic()
-            deadline = now + timeout_ms / 1000 if timeout_ms else None
-            self.held_runs.append(HeldRun(conn, command, joiner + marker, token, bool(request.get("wait", True)), deadline, now))
-            self._type_held_runs()
+            if not continues:
+                self.paste_bracketed = self.live.screen().bracketed_paste()
+            if self.paste_bracketed:
+                # A part after another input closed the bracket opens it again.
+                opens = not continues or not self.paste_open
+                closes = part in (None, "last")
+                data = (PASTE_START if opens else b"") + data + (PASTE_END if closes else b"")
+        result = {"seq": self._input(data, kind, continues_paste=continues), "bytes": len(data)}
+        if kind == "paste":
+            self.paste_open = self.paste_bracketed and part in ("first", "more")
+        if part is not None and len(self.to_program) > INPUT_BACKLOG:
+            self.input_waiters.append((conn, result))
             return None
-        if op == "wait":
-            kind, pattern, quiet_s = compile_wait(request)
-            timeout_ms = request.get("timeoutMs")
-            deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
-            wait = Wait(conn, kind, deadline, pattern=pattern, quiet_s=quiet_s)
-            if request.get("output"):
-                wait.output_start = self.output.start_for(request.get("afterSeq"))
-                if pattern is not None:
-                    wait.search = OutputSearch(pattern, wait.output_start, request.get("text"))
-            elif pattern is not None:
-                wait.set_baseline(self.live.baseline(request.get("afterSeq")))
-            if kind == "exit" and self.exit is not None:
-                return {"matched": True, "timedOut": False, "seq": self.events.seq, **self._wait_output(wait)}
-            self._add_wait(wait)
-            return None
-        if op == "snapshot":
-            from agent_tty.terminal.screen import snapshot
+        return result
 
-            return snapshot(
-                self.live.screen(),
-                self.events.seq,
-                structured=bool(request.get("structured")),
-                scrollback=bool(request.get("scrollback")),
-                max_cells=request.get("maxCells"),
-            )
-        if op == "mark":
-            label = str(request.get("label", ""))
-            return {"seq": self._log_marker(label), "label": label}
-        raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, f"unknown RPC op {op!r}")
+    def _op_keys(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
+        """Named keys, encoded for the program's cursor mode."""
+        from agent_tty.terminal.keys import encode_key
+
+        self._require_commandable()
+        names = request.get("keys")
+        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+            raise AgentTtyError(ErrorCode.INVALID_INPUT, "keys must be a list of key names")
+        app_cursor = self.live.screen().app_cursor()
+        data = b"".join(encode_key(name, app_cursor) for name in names)
+        return {"seq": self._input(data, "keys"), "keys": names}
+
+    def _op_run(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
+        """Queue a run: typed once its shell reads (ADR 0031), answered at its marker."""
+        import secrets
+
+        from agent_tty.host.run_line import check_run_line
+
+        self._require_commandable()
+        command = str(request.get("command", "")).rstrip()
+        check_run_line(command, self._program_in_foreground())
+        token = secrets.token_hex(6)
+        joiner = " " if command.endswith("&") else "; "
+        marker = f"printf '\\033]7770;%s;%s\\007' {token} $?"
+        timeout_ms = request.get("timeoutMs")
+        now = time.monotonic()
+        deadline = now + timeout_ms / 1000 if timeout_ms else None
+        self.held_runs.append(HeldRun(conn, command, joiner + marker, token, bool(request.get("wait", True)), deadline, now))
+        self._type_held_runs()
+        return None
+
+    def _op_wait(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
+        """A wait the connection holds until its condition, its time-out or the program's end."""
+        kind, pattern, quiet_s = compile_wait(request)
+        timeout_ms = request.get("timeoutMs")
+        deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
+        wait = Wait(conn, kind, deadline, pattern=pattern, quiet_s=quiet_s)
+        if request.get("output"):
+            wait.output_start = self.output.start_for(request.get("afterSeq"))
+            if pattern is not None:
+                wait.search = OutputSearch(pattern, wait.output_start, request.get("text"))
+        elif pattern is not None:
+            wait.set_baseline(self.live.baseline(request.get("afterSeq")))
+        if kind == "exit" and self.exit is not None:
+            return {"matched": True, "timedOut": False, "seq": self.events.seq, **self._wait_output(wait)}
+        self._add_wait(wait)
+        return None
+
+    def _op_snapshot(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
+        """The screen now."""
+        from agent_tty.terminal.screen import snapshot
+
+        return snapshot(
+            self.live.screen(),
+            self.events.seq,
+            structured=bool(request.get("structured")),
+            scrollback=bool(request.get("scrollback")),
+            max_cells=request.get("maxCells"),
+        )
+
+    def _op_mark(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
+        """A marker event."""
+        label = str(request.get("label", ""))
+        return {"seq": self._log_marker(label), "label": label}
+
+
+def _command_output(printed: bytes, truncated: bool, echoes: tuple[str, ...]) -> dict[str, Any]:
+    """A run's `output`: for a command of several lines, without the echoes of its later lines
+    (only when whole: where its start was cut off, what looks like an echo may be output)."""
+    text = command_text(printed, echoes) if echoes and not truncated else plain_text(printed)
+    return result_output(text, truncated)

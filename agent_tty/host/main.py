@@ -19,6 +19,7 @@ from agent_tty.storage.records import Failure, HostRecord, Manifest, ProgramReco
 
 if TYPE_CHECKING:
     from agent_tty.host.loop import Host
+    from agent_tty.host.writer import ManifestWriter
 
 # Variables of ours that the program must not inherit: the destroy re-run marker would make
 # a destroy the program runs skip its inside check (ReRunsInNewSession).
@@ -164,6 +165,20 @@ def main(argv: list[str]) -> int:
         raise
 
 
+def _could_not_start(writer: ManifestWriter, manifest: Manifest, err: OSError | AgentTtyError) -> int:
+    """The program's spawn or exec failed: the session reads failed, with why."""
+    message = getattr(err, "message", None) or f"{getattr(err, 'strerror', None) or err}: {manifest.argv[0]}"
+    # A fork the system refused is its limit, not the program's fault (create: RESOURCE_LIMIT).
+    reason = "resource-limit" if isinstance(err, OSError) and err.errno in PROCESS_REFUSALS else "spawn-failed"
+    writer.write(
+        status=Status.FAILED,
+        host_pid=os.getpid(),
+        ended_at=time.time(),
+        failure=Failure(reason=reason, message=f"the program could not start: {message}"),
+    )
+    return 1
+
+
 def _start_up_write(host: Host, paths: SessionPaths, write: Callable[[], object]) -> int | None:
     """A start-up record: None once written, else the host's exit status. A full disk or an
     unwritable folder at start-up: no record names the program as running, so it must not
@@ -249,16 +264,7 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
     except (OSError, AgentTtyError) as err:
         if os.getpid() != manifest.host_pid:
             os._exit(127)
-        message = getattr(err, "message", None) or f"{err.strerror or err}: {manifest.argv[0]}"
-        # A fork the system refused is its limit, not the program's fault (create: RESOURCE_LIMIT).
-        reason = "resource-limit" if isinstance(err, OSError) and err.errno in PROCESS_REFUSALS else "spawn-failed"
-        writer.write(
-            status=Status.FAILED,
-            host_pid=os.getpid(),
-            ended_at=time.time(),
-            failure=Failure(reason=reason, message=f"the program could not start: {message}"),
-        )
-        return 1
+        return _could_not_start(writer, manifest, err)
 
     # RecordsProgramSync: from the spawn to program.json the program is held at its start
     # (StartGate, released below), so a host that dies in between leaves no program running
@@ -290,13 +296,7 @@ def _start(paths: SessionPaths, manifest: Manifest, signals: HostSignals, home: 
         try:
             release()
         except OSError as err:
-            writer.write(
-                status=Status.FAILED,
-                host_pid=os.getpid(),
-                ended_at=time.time(),
-                failure=Failure(reason="spawn-failed", message=f"the program could not start: {err.strerror or err}: {manifest.argv[0]}"),
-            )
-            return 1
+            return _could_not_start(writer, manifest, err)
     ended = _start_up_write(host, paths, lambda: writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid))
     if ended is not None:
         return ended

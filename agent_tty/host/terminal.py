@@ -106,6 +106,8 @@ class Wait:
     """`wait --output`: the pattern over the program's output, not over the screen."""
     output_start: int | None = None
     """`wait --output`: where the output its result carries starts (the stream offset)."""
+    echoes: tuple[str, ...] = ()
+    """A multi-line `run`: its lines after the first, whose echoes its output leaves out."""
 
     def set_baseline(self, screen: SearchText | None) -> None:
         assert self.pattern is not None

@@ -17,7 +17,7 @@ from pydantic import Field, ValidationError
 
 from agent_tty.api import Client
 from agent_tty.mcp.calls import call, error_result
-from agent_tty.mcp.results import output_type
+from agent_tty.mcp.results import output_type, published_input_schema, published_output_schema
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
 INSTRUCTIONS = """Real, long-lived terminals. `create` starts a program (e.g. ["bash"]) and returns
@@ -26,11 +26,10 @@ until it completed; `type`/`paste`/`send_keys` drive it; `wait` waits for text, 
 screen, silence or the exit; `snapshot` reads the screen as text, `screenshot` as a PNG. `destroy` ends a session; `gc` removes ended ones'
 folders. Durations: a parameter whose name ends in _ms is milliseconds (screen_stable_ms, idle_ms),
 every other is seconds (timeout, idle_timeout, older_than; 0: no limit). {idle}
-Errors carry the CLI's codes (SESSION_NOT_FOUND, ...)."""
+In results, times (createdAt, endedAt, updatedAt) are Unix time in seconds, and a seq is an event
+of the session's log (wait's after_seq). Errors carry the CLI's codes (SESSION_NOT_FOUND, ...)."""
 
-SessionId = Annotated[
-    str, Field(description="The session: its id (create's sessionId), its name (create's name), or a unique prefix of its id.")
-]
+SessionId = Annotated[str, Field(description="The session's id, its create name, or a unique prefix of its id.")]
 Seconds = Annotated[float, Field(ge=0, description="Seconds; 0 for no limit.")]
 
 IDLE_TIMEOUT_S = 3600.0
@@ -84,6 +83,19 @@ class AgentTtyServer(MCPServer):
     errors with the contract's USAGE code, like the CLI's parse errors."""
 
     _parameters: dict[str, frozenset[str]] | None = None
+
+    async def list_tools(self) -> list[Any]:
+        """The tools as published: their schemas compact (mcp/results.py, docs/adr/0034). The
+        tools themselves keep pydantic's full schemas; results are validated against the models."""
+        return [
+            tool.model_copy(
+                update={
+                    "input_schema": published_input_schema(tool.input_schema),
+                    "output_schema": published_output_schema(tool.output_schema),
+                }
+            )
+            for tool in await super().list_tools()
+        ]
 
     async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
         problem = await self._argument_problem(name, arguments)
@@ -219,8 +231,11 @@ def build(home: str | None, client: Client | None = None, idle_timeout: float | 
         timeout: Annotated[float, Field(ge=0, description="Seconds to wait for it to complete; 0 for no limit.")] = 30.0,
         wait: Annotated[bool, Field(description="Wait until the command completed (false: return once typed).")] = True,
     ) -> _out("run"):
-        """Type a shell command and wait until it completed: its exit status and output.
-        Reports progress every second while it waits."""
+        """Type a shell command and wait until it completed. The result says completed, exitStatus
+        (its $?, null unless completed), output (what it printed, its echo left out: the last 64
+        KiB, outputTruncated if more), timedOut (timeout passed first: a result, not an error),
+        ended (the program ended first), typed (false: the shell did not read the line within
+        timeout, nothing typed). Reports progress every second while it waits."""
         return await call(ctx, lambda: client.find(session_id).run(command, timeout=timeout, wait=wait), total_s=timeout, what="run")
 
     @tool(name="type", annotations=DRIVE)
@@ -281,9 +296,10 @@ def build(home: str | None, client: Client | None = None, idle_timeout: float | 
         exit: Annotated[bool, Field(description="Wait until the program exited.")] = False,
         after_seq: Annotated[int | Literal["last"] | None, Field(description='Only matches that appeared after this event seq, or "last" (the last input).')] = None,
         timeout: Annotated[float, Field(ge=0, description="Seconds; 0 for no limit. On expiry the result says timedOut (not an error).")] = 30.0,
-        output: Annotated[bool, Field(description="Return what the program printed after after_seq's input (its echo left out) as output; text/regex then search that instead of the screen.")] = False,
+        output: Annotated[bool, Field(description="Return what the program printed after after_seq's input (its echo left out) as output, the last 64 KiB (outputTruncated if more); text/regex then search that instead of the screen.")] = False,
     ) -> _out("wait"):
-        """Wait for exactly one condition: text, regex, screen_stable_ms, idle_ms or exit. Reports
+        """Wait for exactly one condition: text, regex, screen_stable_ms, idle_ms or exit. The
+        result says matched or timedOut, and seq (the last event when it ended). Reports
         progress every second while it waits; SESSION_NOT_RUNNING when the session ended first."""
         return await call(
             ctx,

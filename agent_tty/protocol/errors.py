@@ -54,6 +54,7 @@ class ErrorCode(enum.StrEnum):
     PLATFORM_UNAVAILABLE = "PLATFORM_UNAVAILABLE"
     UNSAFE_HOME = "UNSAFE_HOME"
     RESOURCE_LIMIT = "RESOURCE_LIMIT"
+    MISSING_DEPENDENCY = "MISSING_DEPENDENCY"
 
 
 EXIT_CODES: dict[ErrorCode, ExitCode] = {
@@ -75,6 +76,9 @@ EXIT_CODES: dict[ErrorCode, ExitCode] = {
     ErrorCode.RESOURCE_LIMIT: ExitCode.INTERNAL_ERROR,
     # A Home (or a folder above it) that another user could change: nothing in it is obeyed.
     ErrorCode.UNSAFE_HOME: ExitCode.STORAGE_ERROR,
+    # A command whose optional extra is not installed (`agent-tty mcp` without `[mcp]`): nothing
+    # ran; the invocation cannot work until the install changes, as a bad flag cannot (ADR 0035).
+    ErrorCode.MISSING_DEPENDENCY: ExitCode.INVALID_INPUT,
 }
 
 

@@ -56,13 +56,63 @@ def visible(raw: bytes, hide: tuple[int, ...] | list[int] | None, start: int = 0
 def plain_text(data: bytes) -> str:
     """Output as text: escape sequences and controls removed, CR LF and lone CRs as newlines
     (a CR at a line's start, such as bash's after the echo, is dropped)."""
-    text = _ESCAPES.sub(b"", data).decode("utf-8", "replace")
-    text = _C1_ESCAPES.sub("", text)
+    return _lines_of(_without_escapes(data))
+
+
+def _without_escapes(data: bytes) -> str:
+    return _C1_ESCAPES.sub("", _ESCAPES.sub(b"", data).decode("utf-8", "replace"))
+
+
+def _lines_of(text: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n")
         text = _LEADING_CR.sub(r"\1", text.rstrip("\r"))
         text = text.replace("\r", "\n")
     return _CONTROLS.sub("", text)
+
+
+def command_text(data: bytes, echoes: Iterable[str]) -> str:
+    """plain_text of a multi-line `run`'s output, less the echo of each of its later lines
+    (`echoes`, in order): the first line after the one before whose text, as the terminal
+    draws it (CR and BS move back over what the prompt drew: zsh's PROMPT_SP, its redraws),
+    ends with it; the shell's prompt (`$ `, `> `) goes with it. A line whose echo is not found
+    (wrapped at the margin, completed by a TAB) stays. A blank line's echo is a bare prompt: it
+    goes when it reads as the prompt the first echo found was drawn after."""
+    rows = _without_escapes(data).split("\n")
+    drawn = [_drawn(row).rstrip() for row in rows]
+    wanted = [line.rstrip() for line in echoes]
+    prompt = next(
+        (text[: len(text) - len(line)].rstrip() for line in wanted if line.strip() for text in drawn if text.endswith(line)),
+        "",
+    )
+    dropped: set[int] = set()
+    at = 0
+    for line in wanted:
+        for index in range(at, len(rows)):
+            if drawn[index].endswith(line) if line.strip() else prompt and drawn[index] == prompt:
+                dropped.add(index)
+                at = index + 1
+                break
+    return _lines_of("\n".join(row for index, row in enumerate(rows) if index not in dropped))
+
+
+def _drawn(row: str) -> str:
+    """A line as a terminal draws it: CR back to its start, BS back one cell, the rest over
+    what was there."""
+    cells: list[str] = []
+    column = 0
+    for char in row:
+        if char == "\r":
+            column = 0
+        elif char == "\b":
+            column = max(0, column - 1)
+        elif char >= " " and char != "\x7f":
+            if column < len(cells):
+                cells[column] = char
+            else:
+                cells.append(char)
+            column += 1
+    return "".join(cells)
 
 
 class ProgramOutput:
@@ -163,7 +213,15 @@ class OutputSearch:
 
 def output_fields(printed: bytes) -> dict[str, object]:
     """A result's `output` and `outputTruncated`: the text of the last RESULT_OUTPUT_MAX bytes."""
-    return {"output": plain_text(printed[-RESULT_OUTPUT_MAX:]), "outputTruncated": len(printed) > RESULT_OUTPUT_MAX}
+    return result_output(plain_text(printed[-RESULT_OUTPUT_MAX:]), len(printed) > RESULT_OUTPUT_MAX)
+
+
+def result_output(text: str, truncated: bool) -> dict[str, object]:
+    """`output` and `outputTruncated`; a cut-off text starts at its first whole line (the cut
+    fell anywhere, inside a line or a character), unless it is one line."""
+    if truncated and "\n" in text[:-1]:
+        text = text[text.index("\n") + 1 :]
+    return {"output": text, "outputTruncated": truncated}
 
 
 def output_after(events: Iterable, after: int | str | None) -> bytes:  # type: ignore[type-arg]

@@ -189,13 +189,16 @@ def _login_tty(fd: int) -> None:
         os.close(fd)
 
 
-def spawn_in_pty(request: SpawnRequest, before_exec: Callable[[], None] | None = None) -> PosixPty:
-    """fork + setsid + exec in a new PTY, the program held before its exec until release().
+def spawn_in_pty(request: SpawnRequest, before_exec: Callable[[], None] | None = None, held: bool = False) -> PosixPty:
+    """fork + setsid + exec in a new PTY; with `held`, the program waits before its exec until
+    the handle's release() (StartGate: the host releases it once program.json names it).
 
-    `before_exec` runs in the child after setsid and before the hold, for placement into a
-    group; so when spawn returns, the child sits in its final session, group and leaf (what
-    capture_program reads) and has run none of the program's code. Errors before the hold
-    come back as OSError from here; an exec error comes back from release().
+    `before_exec` runs in the child after setsid and before the exec (or the hold), for
+    placement into a group; so a held child sits in its final session, group and leaf (what
+    capture_program reads) and has run none of the program's code. Errors before the exec come
+    back as OSError from here; a held program's exec error comes back from release(). Without
+    `held` (the default, for a plugin that wraps the handle in its own) the program runs before
+    spawn returns, and an exec error raises here.
     """
     import pty
     import resource
@@ -264,4 +267,12 @@ def spawn_in_pty(request: SpawnRequest, before_exec: Callable[[], None] | None =
         raise _error_from(ready) if ready else OSError(errno.ECHILD, "the program ended before it could start")
     for fd in (master, gate_write, status_read):
         os.set_inheritable(fd, False)
-    return PosixPty(pid, master, gate=gate_write, status=status_read)
+    program = PosixPty(pid, master, gate=gate_write, status=status_read)
+    if not held:
+        try:
+            program.release()
+        except OSError:
+            program.close()
+            os.waitpid(pid, 0)  # our own child, ended at its failed exec: reap it
+            raise
+    return program

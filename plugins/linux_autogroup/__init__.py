@@ -85,7 +85,7 @@ def agent_tty_spawn(request: SpawnRequest) -> ProgramHandle | None:
         return None
     from agent_tty_plugins._posix.pty_spawn import spawn_in_pty
 
-    return spawn_in_pty(request)
+    return spawn_in_pty(request, held=True)
 
 
 @hookimpl

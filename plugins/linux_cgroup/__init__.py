@@ -245,7 +245,7 @@ def agent_tty_spawn(request: SpawnRequest) -> ProgramHandle | None:
             handle.write("0")
 
     try:
-        return spawn_in_pty(request, before_exec=enter_leaf)
+        return spawn_in_pty(request, before_exec=enter_leaf, held=True)
     except BaseException:
         # The child that failed to exec may still be ending inside the leaf: give it a moment.
         for _attempt in range(50):

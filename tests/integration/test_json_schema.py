@@ -246,6 +246,7 @@ NOT_PRODUCIBLE = {
     ErrorCode.WAIT_TIMEOUT: "a timed-out wait or run is an ok envelope with timedOut: true (rows `timed out`)",
     ErrorCode.PLATFORM_UNAVAILABLE: "raised only on a system without PTYs or Unix sockets, not this one",
     ErrorCode.RESOURCE_LIMIT: "needs a process limit reached (test_create_refusals.py makes one), not a row's input",
+    ErrorCode.MISSING_DEPENDENCY: "needs an install without the mcp extra (test_lean_install.py makes one), not this venv",
 }
 """Codes no real input produces here: their documents come from the real emit_error path."""
 

@@ -83,6 +83,59 @@ def test_tools_listed_with_input_and_output_schemas(cli: Cli) -> None:
     drive(cli, steps)
 
 
+TOOLS_LIST_MAX_BYTES = 32 * 1024
+"""The bound on tools/list's compact JSON (the tools as the client received them, nulls left out).
+A client puts the list in its model's context on every turn. It was 53,051 bytes with pydantic's
+full schemas (titles, the CLI's per-field prose in output schemas); published compact
+(docs/adr/0034) it is ~26 KB: 32 KiB leaves room for a few more tools and parameters, and fails
+well before the old size comes back."""
+TOOL_MAX_BYTES = 4 * 1024
+"""The bound on one tool (snapshot is the largest, ~3 KB; it was 6.7 KB): a schema that grows its
+prose back fails here even while the total still fits."""
+
+
+def compact_bytes(value: Any) -> int:
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def test_tools_list_stays_small_and_output_schemas_are_structure(cli: Cli) -> None:
+    """issue 29.7: `list_tools` was 54 KB, most of it output schemas with a description and a
+    title on every field, which no client validates and a model reads on every turn."""
+
+    async def steps(session: Any) -> None:
+        tools = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in (await session.list_tools()).tools]
+        sizes = {tool["name"]: compact_bytes(tool) for tool in tools}
+        total = compact_bytes({"tools": tools})
+        print(f"tools/list: {total} bytes; per tool: {sizes}")
+        assert total <= TOOLS_LIST_MAX_BYTES, (total, sizes)
+        assert max(sizes.values()) <= TOOL_MAX_BYTES, sizes
+
+        def keywords(schema: Any) -> set[str]:
+            """Every keyword used in `schema` (the names under properties and $defs left out)."""
+            if isinstance(schema, list):
+                return set().union(*map(keywords, schema)) if schema else set()
+            if not isinstance(schema, dict):
+                return set()
+            found = set(schema)
+            for key, value in schema.items():
+                if key in ("properties", "$defs"):
+                    found |= set().union(*map(keywords, value.values())) if value else set()
+                elif key not in ("enum", "const", "required", "default"):
+                    found |= keywords(value)
+            return found
+
+        for tool in tools:
+            assert not {"title", "description"} & keywords(tool["outputSchema"]), tool["name"]
+            assert "title" not in keywords(tool["inputSchema"]), tool["name"]
+        listed = {tool["name"]: tool for tool in tools}
+        # What the output schemas no longer say about a result is in the description a model reads.
+        assert "exitStatus" in listed["run"]["description"] and "64 KiB" in listed["run"]["description"]
+        assert "64 KiB" in listed["wait"]["inputSchema"]["properties"]["output"]["description"]
+        assert "20,000 cells" in listed["snapshot"]["inputSchema"]["properties"]["structured"]["description"]
+
+    drive(cli, steps)
+
+
 def test_create_run_wait_snapshot_screenshot_destroy(cli: Cli) -> None:
     async def steps(session: Any) -> None:
         created = (await ok(session, "create", argv=bash_argv(), env={"PS1": "$ "})).structured_content

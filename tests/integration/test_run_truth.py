@@ -135,7 +135,7 @@ def test_wait_output_matches_only_what_the_program_printed(tty: Cli, tmp_path: P
     script = tmp_path / "two.sh"
     script.write_text("echo first-line\necho second-line\n")
     from_file = tty.run("run", sid, "--file", str(script)).result
-    assert from_file["output"] == "second-line\n", "the output of the file's last line"
+    assert from_file["output"] == "first-line\nsecond-line\n", "the output of every line of the file"
     assert_no_postamble(everything(tty, sid), "the screen")
 
     # An ended session: judged once from its event log.
@@ -169,6 +169,12 @@ def test_wait_output_returns_what_the_program_printed(cli: Cli, tmp_path: Path) 
     many = cli.run("wait", sid, "--text", "30000", "--output", "--after-seq", str(big), "--timeout", "30s")
     assert many.code == 0 and many.result["outputTruncated"] is True, many.stdout
     assert len(many.result["output"].encode()) <= 65536 and "\n30000\n" in many.result["output"]
+    first, second = many.result["output"].split("\n")[:2]
+    assert int(first) + 1 == int(second), "a cut-off output starts at a whole line"
+    ran = cli.run("run", sid, "seq 1 30000").result
+    assert ran["outputTruncated"] is True and ran["output"].endswith("\n30000\n")
+    first, second = ran["output"].split("\n")[:2]
+    assert int(first) + 1 == int(second), "a cut-off run output starts at a whole line"
     cli.run("destroy", sid)
     # --exit: everything a program printed, live and, once it ended, from its event log.
     short = cli.create("sh", "-c", "echo ended-1; sleep 0.5; echo ended-2")["sessionId"]

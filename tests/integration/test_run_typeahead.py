@@ -40,6 +40,16 @@ def variants() -> list[tuple[str, tuple[str, ...]]]:
     return found
 
 
+def busy_shell(cli: Cli, tmp_path: Path, variant: str) -> str:
+    """The variant's shell, created with a HOME whose rc files make it slow to read."""
+    user_home = tmp_path / "user"
+    user_home.mkdir()
+    (user_home / ".bashrc").write_text(BASHRC)
+    (user_home / ".zshrc").write_text(ZSHRC)
+    argv = dict(variants())[variant]
+    return cli.create(*argv, options=("--env", f"HOME={user_home}", "--env", "ENV="))["sessionId"]
+
+
 def leaked(text: str) -> bool:
     return any(part in text for part in LEAKS)
 
@@ -48,12 +58,7 @@ def leaked(text: str) -> bool:
 def test_no_run_shows_its_marker_in_a_shell_that_is_busy_when_run_comes(cli: Cli, tmp_path: Path, variant: str) -> None:
     from agent_tty.api import Client
 
-    argv = dict(variants())[variant]
-    user_home = tmp_path / "user"
-    user_home.mkdir()
-    (user_home / ".bashrc").write_text(BASHRC)
-    (user_home / ".zshrc").write_text(ZSHRC)
-    sid = cli.create(*argv, options=("--env", f"HOME={user_home}", "--env", "ENV="))["sessionId"]
+    sid = busy_shell(cli, tmp_path, variant)
 
     first = cli.run("run", sid, "echo first")  # the first move: the shell is still in its rc
     assert first.code == 0, first.stderr
@@ -85,3 +90,35 @@ def test_a_run_whose_shell_does_not_read_in_time_is_not_typed(cli: Cli, tmp_path
     assert after.code == 0 and after.result["output"].strip() == "next", after.result
     log = cli.run("record", "export", sid, json_out=False)
     assert "never-typed" not in log.stdout
+
+
+MULTI_LINE = [
+    ("echo a\necho b", "a\nb\n"),
+    ("for i in 1 2\ndo echo n$i\ndone", "n1\nn2\n"),
+    ("cat <<EOF\nhello\nEOF\necho after", "hello\nafter\n"),
+    ("echo y\n\necho z", "y\nz\n"),
+]
+
+
+@pytest.mark.parametrize("variant", [name for name, _ in variants()])
+def test_a_multi_line_run_returns_the_output_of_every_line(cli: Cli, tmp_path: Path, variant: str) -> None:
+    """Issue 29.3: `run 'echo a\\necho b'` returned only `b`. Its output now starts after its
+    first line's echo and leaves out the echo (and prompt) of each later line; `--file` too."""
+    sid = busy_shell(cli, tmp_path, variant)
+    script = tmp_path / "script.sh"
+    script.write_text("echo from-file-1\necho from-file-2\n")
+    outputs = []
+    for command, _expected in MULTI_LINE:
+        done = cli.run("run", sid, command)
+        assert done.code == 0 and done.result["completed"], done.stdout
+        outputs.append(done.result["output"])
+    from_file = cli.run("run", sid, "--file", str(script)).result["output"]
+    if variant == "dash":
+        # No line editor: the kernel echoes every line at once and dash prints its prompts
+        # (PS1, PS2) when it reads each; they stay in the output (docs/USAGE.md, run).
+        for output, (_command, expected) in zip(outputs, MULTI_LINE):
+            assert all(line in output for line in expected.split()), (output, expected)
+        assert "from-file-1" in from_file and from_file.endswith("from-file-2\n"), from_file
+        return
+    assert outputs == [expected for _command, expected in MULTI_LINE]
+    assert from_file == "from-file-1\nfrom-file-2\n"

@@ -1,5 +1,6 @@
 """agent-tty resolves on every platform it may be installed on, pyghostty exactly where it has
-wheels, and the `fast` extra fails only where the documented limit says.
+wheels, the `fast` extra fails only where the documented limit says, and the MCP SDK with its HTTP
+stack comes with the `mcp` extra only (ADR 0035), which resolves everywhere.
 
 pip reads environment markers from the interpreter it runs in, not from --platform (pypa/pip
 #6117, #10050): resolving the wheel for macosx_14_0_arm64 here drops pyghostty, because
@@ -59,6 +60,9 @@ FAST = {
     "musllinux_1_2_aarch64": "fails",
 }
 
+MCP_STACK = ("mcp", "mcp-types", "starlette", "uvicorn", "sse-starlette", "httpx", "httpx2", "python-multipart", "pyjwt")
+"""The MCP SDK and what it brings for its HTTP transports: none of it in a default install."""
+
 HOST = f"manylinux_2_28_{platform.machine()}" if sys.platform == "linux" else None
 """The target whose marker environment is this machine's (pip reads markers right for it)."""
 
@@ -74,7 +78,7 @@ def resolutions(wheel: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[t
     workdir = tmp_path_factory.mktemp("resolve")
     asked: dict[tuple[str, str], tuple[str, tuple[str, ...]]] = {}
     for name, target in TARGETS.items():
-        for mode, extras in (("default", ()), ("fast", ("fast",))):
+        for mode, extras in (("default", ()), ("fast", ("fast",)), ("mcp", ("mcp",))):
             chosen = [r for r in requirements if applies(r, target.env, extras)]
             asked[(mode, name)] = (name, tuple(sorted({bare(r) for r in chosen})))
     # The check itself must be able to fail: pyghostty as an unconditional default dependency.
@@ -122,6 +126,19 @@ def test_default_install_resolves(name: str, resolutions: dict[tuple[str, str], 
     # The terminal: ptyprocess (POSIX-only) off Windows, pywinpty (ConPTY) on it, never both.
     assert ("ptyprocess" in resolution.packages) != windows, resolution.describe()
     assert ("pywinpty" in resolution.packages) == windows, resolution.describe()
+    # No MCP SDK and no HTTP stack: `agent-tty mcp` is the `mcp` extra's (issue 29.10).
+    assert not [p for p in MCP_STACK if p in resolution.packages], resolution.describe()
+
+
+@pytest.mark.parametrize("name", list(TARGETS))
+def test_mcp_extra(name: str, resolutions: dict[tuple[str, str], Resolution]) -> None:
+    """`agent-tty[mcp]` installs everywhere the default does, with the SDK on top of it."""
+    resolution = resolutions[("mcp", name)]
+    assert resolution.ok, resolution.describe()
+    assert not foreign_files(resolution), f"not wheels for {name}: {foreign_files(resolution)}"
+    assert "mcp" in resolution.packages and "mcp-types" in resolution.packages, resolution.describe()
+    default = resolutions[("default", name)]
+    assert set(default.packages) <= set(resolution.packages), sorted(set(default.packages) - set(resolution.packages))
 
 
 @pytest.mark.parametrize("name", list(TARGETS))

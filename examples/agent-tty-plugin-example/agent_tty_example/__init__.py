@@ -84,7 +84,9 @@ class ExamplePgid(MechanismPlugin):
         return ProbeResult(MECHANISM, True, RANK, how)
 
     def spawn(self, request: SpawnRequest) -> ProgramHandle:
-        return spawn_in_pty(request)  # a new session and group led by the program; never signals
+        # A new session and group led by the program, held before its exec until the host has
+        # written program.json (held=True: return the handle itself, or forward its release()).
+        return spawn_in_pty(request, held=True)
 
     def capture_program(self, pid: int, host_pid: int) -> CapturedProgram:
         """The leader's boot id and start time, once it leads its own session (bounded wait)."""

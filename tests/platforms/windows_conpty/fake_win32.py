@@ -330,7 +330,6 @@ class LinuxWin32:
 
         job = self.jobs[job_name]
         pty = spawn_in_pty(SpawnRequest("fake", tuple(argv), env, cwd, cols, rows))
-        pty.release()  # ConPTY runs the program at once: the windows plugin has no StartGate
         job.pgid = pty.pid  # the new session's process group: the program is in it before exec
         return LinuxPty(pty)
 
