@@ -61,6 +61,11 @@ class Frozen:
     def __delattr__(self, name: str) -> None:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
+    def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]:
+        # copy and pickle rebuild through __init__: their default sets each slot with setattr,
+        # which a frozen class refuses (a frozen slots dataclass has its own __setstate__).
+        return type(self), self._values()
+
     def replace(self, **changes: Any) -> Self:
         return type(self)(**{**{name: getattr(self, name) for name in type(self).__slots__}, **changes})
 

@@ -120,13 +120,13 @@ class Record:
         # Python 3.14 makes a class's annotations on first access instead of in its namespace.
         annotations = cls.__dict__.get("__annotations__") or (cls.__annotations__ if sys.version_info >= (3, 14) else {})
         for name, annotation in annotations.items():
-            if annotation.startswith("ClassVar"):
+            if annotation.startswith(("ClassVar", "typing.ClassVar")):
                 continue
             default, factory = cls.__dict__.get(name, MISSING), None
             if isinstance(default, _Factory):
                 default, factory = MISSING, default.make
                 delattr(cls, name)
-            fields.pop(name, None)
+            # A field a subclass declares again keeps its base's place, as in a dataclass.
             fields[name] = _Field(name, annotation, cls.__module__, default, factory)
         cls._fields = tuple(fields.values())
         cls._fields_cache = None  # type: ignore[attr-defined]
@@ -242,7 +242,7 @@ class Record:
 
 def _hint(f: _Field) -> Any:
     """A field's annotation as the checker reads it, evaluated where it was declared."""
-    scope = {"Any": Any, "Literal": Literal, **vars(sys.modules[f.module])}
+    scope = {**vars(sys.modules[f.module]), "Any": Any, "Literal": Literal}  # ours even where a module took typing's
     return eval(f.annotation, scope)  # noqa: S307 (our own source's annotation, as typing.get_type_hints does)
 
 

@@ -94,3 +94,40 @@ def test_annotations_read_without_typing_name_the_type_as_typing_did(text: str, 
     with pytest.raises(RecordError) as info:
         kind.from_json(text)
     assert str(info.value).startswith(message)
+
+
+def test_frozen_values_copy_and_pickle_as_a_frozen_dataclass_did() -> None:
+    """copy and pickle set slots with setattr by default, which a frozen class refuses."""
+    import copy
+    import pickle
+    from pathlib import Path
+
+    from agent_tty.storage.home import Home, SessionPaths
+
+    home = Home(Path("/tmp/h"))
+    paths = SessionPaths("abc", Path("/tmp/h/sessions/abc"))
+    for value in (home, paths, Access(1000, False, False, False, "0700")):
+        assert copy.copy(value) == value and copy.deepcopy(value) == value
+        assert pickle.loads(pickle.dumps(value)) == value
+
+
+def test_every_record_annotation_resolves() -> None:
+    """A record's annotations are read on its first parse: a form the checker cannot take
+    (`Literal[...] | None` with the stand-ins) fails here rather than on a user's first read."""
+    importlib.import_module("agent_tty.terminal.replay")
+    classes = _subclasses(Record)
+    assert len(classes) >= 8
+    for cls in classes:
+        assert len(cls._schema()) == len(cls.field_names()), cls
+
+
+def test_a_field_declared_again_keeps_its_place() -> None:
+    class Base(Record):
+        one: int
+        two: str | None = None
+
+    class Sub(Base):
+        three: int = 0
+        one: int = 1
+
+    assert Sub.field_names() == ("one", "two", "three") and Sub().one == 1
