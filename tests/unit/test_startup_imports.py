@@ -87,29 +87,30 @@ def test_only_schema_loads_pydantic(tmp_path) -> None:  # type: ignore[no-untype
     assert _loads_pydantic(_modules_after(["schema", "version"], str(tmp_path)))
 
 
-SLOW_STDLIB = ("dataclasses", "inspect", "ast", "dis", "tokenize", "platform", "importlib")
-"""What a hot command's start-up no longer pays for (issue 26): dataclasses (and inspect, ast, dis,
-tokenize, which it pulls in) for classes of a few fields, the stdlib `platform`, importlib (and its
-warnings) to import the command's module; `typing` too where the command's modules take it under
-TYPE_CHECKING only."""
+SLOW_STDLIB = ("dataclasses", "inspect", "ast", "dis", "tokenize", "platform", "importlib", "typing", "socket", "selectors")
+"""What a hot command's start-up no longer pays for (issue 26, docs/adr/0036): dataclasses (and
+inspect, ast, dis, tokenize, which it pulls in) for classes of a few fields, the stdlib `platform`,
+importlib (and its warnings) to import the command's module, typing for annotations, and the
+socket module (its enums, selectors) for one request to the host (a plain `_socket.socket`)."""
 
 
 @pytest.mark.parametrize(
-    "args, typing_free",
+    "args",
     [
-        (["snapshot", "{id}"], True),
-        (["--json", "snapshot", "{id}"], True),
-        (["wait", "{id}", "--text", "bash"], True),
-        (["send-keys", "{id}", "End"], False),  # agent_tty/ops/drive.py imports typing at the top
-        (["type", "{id}", " "], False),
+        ["snapshot", "{id}"],
+        ["--json", "snapshot", "{id}"],
+        ["wait", "{id}", "--text", "bash"],
+        ["send-keys", "{id}", "End"],
+        ["type", "{id}", " "],
+        ["run", "{id}", "true"],
     ],
 )
-def test_hot_commands_on_a_live_session_load_no_slow_stdlib(cli, args: list[str], typing_free: bool) -> None:  # type: ignore[no-untyped-def]
+def test_hot_commands_on_a_live_session_load_no_slow_stdlib(cli, args: list[str]) -> None:  # type: ignore[no-untyped-def]
     """Against a live host, so the path through the manifest, the trust checks and the RPC is the
     one every real call takes (a missing session stops before the socket)."""
     sid = cli.create("bash", "--norc", "-i")["sessionId"]
     assert cli.run("wait", sid, "--text", "bash", "--timeout", "10s").code == 0
     modules = _modules_after([a.format(id=sid) for a in args], str(cli.home))
     assert "agent_tty.protocol.rpc" in modules  # it did reach the host
-    for name in (*SLOW_STDLIB, *(("typing",) if typing_free else ())):
+    for name in SLOW_STDLIB:
         assert name not in modules, (args, name)
