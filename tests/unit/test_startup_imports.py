@@ -27,7 +27,10 @@ def _modules_after(args: list[str], home: str) -> set[str]:
 def test_version_loads_no_framework(tmp_path) -> None:  # type: ignore[no-untyped-def]
     for args in (["--version"], ["version"], ["--json", "version"]):
         modules = _modules_after(args, str(tmp_path))
-        for name in ("typer", "click", "pluggy", "typing", *HEAVY, "agent_tty.lifecycle.engine", "agent_tty.storage.records"):
+        for name in (
+            "typer", "click", "pluggy", "typing", *HEAVY, "agent_tty.lifecycle.engine", "agent_tty.storage.records",
+            "agent_tty.protocol.errors",  # its enum: imported only when an error is raised
+        ):
             assert name not in modules, (args, name)
 
 
