@@ -117,3 +117,13 @@ def test_hot_commands_on_a_live_session_load_no_slow_stdlib(cli, args: list[str]
     assert "agent_tty.protocol.rpc" in modules  # it did reach the host
     for name in SLOW_STDLIB:
         assert name not in modules, (args, name)
+
+
+@pytest.mark.parametrize("args", [["list"], ["inspect", "{id}"]])
+def test_list_and_inspect_of_a_live_session_load_no_hashlib(cli, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """They judge the host through the session's plugin; linux_cgroup needs sha256 only to name a
+    leaf (create, the group hooks), and hashlib's OpenSSL load is ~1 ms (issue 26)."""
+    sid = cli.create("bash", "--norc", "-i")["sessionId"]
+    modules = _modules_after([a.format(id=sid) for a in args], str(cli.home))
+    assert "agent_tty.platform.manager" in modules  # it did judge the host
+    assert "hashlib" not in modules and "_hashlib" not in modules, args
