@@ -129,6 +129,7 @@ class Record:
             # A field a subclass declares again keeps its base's place, as in a dataclass.
             fields[name] = _Field(name, annotation, cls.__module__, default, factory)
         cls._fields = tuple(fields.values())
+        cls._names = frozenset(fields)  # type: ignore[attr-defined]
         cls._fields_cache = None  # type: ignore[attr-defined]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -139,14 +140,17 @@ class Record:
             raise TypeError(
                 f"{type(self).__qualname__}.__init__() takes {takes} positional arguments but {len(args) + 1} were given"
             )
-        values = {f.name: value for f, value in zip(fields, args)}
-        names = {f.name for f in fields}
-        for name, value in kwargs.items():
-            if name not in names:
-                raise TypeError(f"{type(self).__qualname__}.__init__() got an unexpected keyword argument {name!r}")
-            if name in values:
-                raise TypeError(f"{type(self).__qualname__}.__init__() got multiple values for argument {name!r}")
-            values[name] = value
+        names = type(self)._names  # type: ignore[attr-defined]
+        values = {f.name: value for f, value in zip(fields, args)} if args else kwargs
+        if args or not names.issuperset(kwargs):
+            # Each keyword in the order given, as Python's own call checks them.
+            for name, value in kwargs.items():
+                if name not in names:
+                    raise TypeError(f"{type(self).__qualname__}.__init__() got an unexpected keyword argument {name!r}")
+                if args:
+                    if name in values:
+                        raise TypeError(f"{type(self).__qualname__}.__init__() got multiple values for argument {name!r}")
+                    values[name] = value
         own = self.__dict__
         missing = []
         for f in fields:
@@ -262,57 +266,93 @@ def _kind(value: Any) -> str:
     return "null" if value is None else type(value).__name__
 
 
-def _check(value: Any, hint: Any, where: str) -> Any:
+_SHAPES: dict[Any, tuple[str, Any]] = {}
+
+
+def _shape(hint: Any) -> tuple[str, Any]:
+    """What a hint is, and what the check needs of it, worked out once per hint: a long-lived
+    client reads a manifest on every call (once about half of a Python API call's own time)."""
+    try:
+        return _SHAPES[hint]
+    except KeyError:
+        pass
     origin, args = getattr(hint, "__origin__", None), getattr(hint, "__args__", ())
     if isinstance(hint, types.UnionType):
+        shape: tuple[str, Any] = ("union", args)
+    elif isinstance(hint, _LiteralValues):
+        shape = ("literal", (hint.values, {type(a) for a in hint.values}))
+    elif origin in (list, tuple):
+        shape = ("list", args[:1])
+    elif origin is dict:
+        shape = ("dict", args)
+    elif hint is type(None):
+        shape = ("null", None)
+    elif hint is Any:
+        shape = ("any", None)
+    elif isinstance(hint, type):
+        if issubclass(hint, Record):
+            shape = ("record", None)
+        elif issubclass(hint, enum.Enum):
+            shape = ("enum", None)
+        else:
+            shape = ({bool: "bool", int: "int", float: "float"}.get(hint, "type"), None)
+    else:
+        shape = ("unsupported", None)
+    _SHAPES[hint] = shape
+    return shape
+
+
+def _check(value: Any, hint: Any, where: str) -> Any:
+    kind, args = _shape(hint)
+    if kind == "union":
         if value is None and type(None) in args:
             return None
-        errors = []
         for option in args:
             try:
                 return _check(value, option, where)
-            except RecordError as err:
-                errors.append(str(err))
+            except RecordError:
+                pass
         raise RecordError(f"{where}: {_kind(value)} matches none of {hint}")
-    if isinstance(hint, _LiteralValues):
-        args = hint.values
-        if value in args and type(value) in {type(a) for a in args}:
+    if kind == "literal":
+        values, kinds = args
+        if value in values and type(value) in kinds:
             return value
-        raise RecordError(f"{where}: {value!r} is not one of {list(args)}")
-    if origin in (list, tuple):
+        raise RecordError(f"{where}: {value!r} is not one of {list(values)}")
+    if kind == "list":
         if not isinstance(value, list):
             raise RecordError(f"{where}: expected a list, got {_kind(value)}")
-        (item,) = args[:1]
+        (item,) = args
         return tuple(_check(v, item, f"{where}[{i}]") for i, v in enumerate(value))
-    if origin is dict:
+    if kind == "dict":
         if not isinstance(value, dict):
             raise RecordError(f"{where}: expected an object, got {_kind(value)}")
         _key, item = args
         return {str(k): _check(v, item, f"{where}.{k}") for k, v in value.items()}
-    if hint is type(None):
+    if kind == "null":
         if value is None:
             return None
         raise RecordError(f"{where}: expected null, got {_kind(value)}")
-    if hint is Any:
+    if kind == "any":
         return value
-    if isinstance(hint, type):
-        if issubclass(hint, Record):
-            return hint.from_obj(value, where)
-        if issubclass(hint, enum.Enum):
-            try:
-                return hint(value)
-            except ValueError:
-                raise RecordError(f"{where}: {value!r} is not a known {hint.__name__}") from None
-        if hint is bool:
-            if isinstance(value, bool):
-                return value
-        elif hint is int:
-            if isinstance(value, int) and not isinstance(value, bool):
-                return value
-        elif hint is float:
-            if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
-                return float(value)
-        elif isinstance(value, hint):
+    if kind == "record":
+        return hint.from_obj(value, where)
+    if kind == "enum":
+        try:
+            return hint(value)
+        except ValueError:
+            raise RecordError(f"{where}: {value!r} is not a known {hint.__name__}") from None
+    if kind == "bool":
+        if isinstance(value, bool):
             return value
-        raise RecordError(f"{where}: expected {hint.__name__}, got {_kind(value)}")
-    raise TypeError(f"unsupported record type {hint!r} at {where}")
+    elif kind == "int":
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif kind == "float":
+        if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+            return float(value)
+    elif kind == "type":
+        if isinstance(value, hint):
+            return value
+    else:
+        raise TypeError(f"unsupported record type {hint!r} at {where}")
+    raise RecordError(f"{where}: expected {hint.__name__}, got {_kind(value)}")
