@@ -261,7 +261,8 @@ def engine_for(home_option: str | None) -> Engine:
     from agent_tty.storage.trust import check_home, real_home
 
     root = real_home(str(resolve_home(home_option)))
-    check_home(root)
-    return Engine(Home(root), home_checked=True)
+    # A Home that did not exist was not checked (only the folders above it were), so its socket
+    # folder, once someone makes it, still has every folder above it walked (docs/adr/0036).
+    return Engine(Home(root), home_checked=check_home(root))
 
 

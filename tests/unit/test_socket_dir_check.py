@@ -68,3 +68,17 @@ def test_a_socket_folder_elsewhere_has_its_ancestors_walked_even_with_a_checked_
     with pytest.raises(UnsafeHome) as info:
         check_socket_dir(shared / "run", home)
     assert info.value.details["problem"] == "ancestor"
+
+
+def test_a_home_that_did_not_exist_when_the_engine_was_made_is_walked_above(tmp_path, stats) -> None:  # type: ignore[no-untyped-def]
+    """check_home of a missing Home checks only the folders above it: the Home itself, made later
+    (by anyone the folder above lets: /tmp lets every user), was never checked, so it cannot
+    stand in for the walk above its socket folder."""
+    home = tmp_path / "home"
+    engine = engine_for(str(home))
+    assert not engine.home_checked
+    _home(tmp_path)
+    stats.clear()
+    socket = str(home.resolve() / "run" / "abc.sock")
+    assert trusted_socket_path(socket, "abc", engine.home.root if engine.home_checked else None) == socket
+    assert str(home.resolve()) in stats and "/" in stats
