@@ -247,14 +247,11 @@ def _top_help() -> int:
 
 
 def _run(name: str, info: CommandInfo, args: list[str]) -> int:
-    import importlib
-
-    from agent_tty.protocol.errors import AgentTtyError, ErrorCode
-
     try:
         if GLOBALS.as_owner:
             _become_owner()
-        module = importlib.import_module(info.module)
+        __import__(info.module)  # importlib.import_module's work without importing importlib (and warnings)
+        module = sys.modules[info.module]
         if hasattr(module, "fast_path"):
             handled = module.fast_path(args)
             if handled is not None:
@@ -264,13 +261,16 @@ def _run(name: str, info: CommandInfo, args: list[str]) -> int:
             return _run_command(name, info, module, args)
         result = module.command(**values)
         return result if isinstance(result, int) else 0
-    except AgentTtyError as err:
-        return emit_error(err)
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:
         return 0
     except Exception as err:  # never a traceback to the user (CLI-CONTRACT.md)
+        # Imported here: `version` never needs the error codes (their enum is ~1 ms of its start-up).
+        from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+        if isinstance(err, AgentTtyError):
+            return emit_error(err)
         if os.environ.get("AGENT_TTY_DEBUG") == "1":
             raise
         return emit_error(

@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
 from functools import cached_property
-from typing import TYPE_CHECKING
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode, not_found
 from agent_tty.protocol.status import Status
@@ -14,7 +12,8 @@ from agent_tty.storage.home import Home, SessionPaths, remove_socket, trusted_so
 from agent_tty.storage.trust import check_session_folder
 from agent_tty.storage.records import HostRecord, Manifest, ProgramRecord
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # typing and dataclasses stay off every command's start-up (issue 26)
     from agent_tty.platform.manager import Platform
     from agent_tty.platform.types import GroupRef, GroupVerdict, HostVerdict
     from agent_tty.protocol.rpc import ConnectionPool
@@ -24,14 +23,28 @@ GROUP_WAIT_S = 5.0
 POLL_S = 0.01
 
 
-@dataclass
 class Engine:
     home: Home
-    connections: ConnectionPool | None = None
+    connections: ConnectionPool | None
     """A long-lived client's kept-open host connections (agent_tty.api); None: one per call."""
-    ambiguous: set[int] = field(default_factory=set)
+    ambiguous: set[int]
     """Groups whose kill read AMBIGUOUS in this engine (a frozen judgement may see what a
     plain judge misses): their error says so (group_not_ended)."""
+
+    home_checked: bool
+    """engine_for checked the Home's chain (check_home) when it made this engine: a socket folder
+    right inside the Home needs no second walk of the folders above it (Engine.socket)."""
+
+    def __init__(
+        self, home: Home, connections: ConnectionPool | None = None, ambiguous: set[int] | None = None, home_checked: bool = False
+    ) -> None:
+        self.home = home
+        self.connections = connections
+        self.ambiguous = set() if ambiguous is None else ambiguous
+        self.home_checked = home_checked
+
+    def __repr__(self) -> str:
+        return f"Engine(home={self.home!r}, connections={self.connections!r}, ambiguous={self.ambiguous!r})"
 
     def call_host(self, socket_path: str, request: dict[str, object], timeout: float | None, session_id: str) -> dict:  # type: ignore[type-arg]
         """One request to a session's host, at the path `socket` checked."""
@@ -59,7 +72,8 @@ class Engine:
 
     def socket(self, manifest: Manifest) -> str:
         """The host's socket, once the manifest's path is proven to lie in a folder of ours."""
-        return trusted_socket_path(manifest.socket_path, manifest.session_id)
+        checked = self.home.root if self.home_checked else None
+        return trusted_socket_path(manifest.socket_path, manifest.session_id, checked)
 
     def host_record(self, paths: SessionPaths) -> HostRecord | None:
         """host.json, or None when missing or unreadable (then the host reads unknown)."""
@@ -247,7 +261,8 @@ def engine_for(home_option: str | None) -> Engine:
     from agent_tty.storage.trust import check_home, real_home
 
     root = real_home(str(resolve_home(home_option)))
-    check_home(root)
-    return Engine(Home(root))
+    # A Home that did not exist was not checked (only the folders above it were), so its socket
+    # folder, once someone makes it, still has every folder above it walked (docs/adr/0036).
+    return Engine(Home(root), home_checked=check_home(root))
 
 

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
+from agent_tty.frozen import Frozen
 from agent_tty.lifecycle.engine import Engine, unlink_socket
 from agent_tty.protocol.errors import not_found
 from agent_tty.protocol.status import Status, is_terminal
@@ -15,8 +15,8 @@ from agent_tty.storage.records import Failure, Manifest
 HOST_DEATH = Failure(reason="host-death", message="the session host process died unexpectedly")
 
 
-@dataclass(frozen=True)
-class Reconciled:
+class Reconciled(Frozen):
+    __slots__ = ("manifest", "host")
     manifest: Manifest
     host: str | None
     """The host verdict the reconcile read ("alive", "dead", "unknown"), None for a terminal session."""

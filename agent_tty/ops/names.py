@@ -8,12 +8,13 @@ purpose (docs/adr/0028). An error names what its caller typed: an operation take
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from agent_tty.frozen import Frozen
 
 
-@dataclass(frozen=True)
-class Names:
+class Names(Frozen):
     """One surface's spelling of the parameters (given as the API spells them)."""
+
+    __slots__ = ("flags",)
 
     flags: bool
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from agent_tty.ops.live import call_live_or_none, rpc_timeout
 from agent_tty.ops.names import CLI, Names
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs every command ~2 ms at start-up (issue 26)
+    from typing import Any
+
     from agent_tty.lifecycle.engine import Engine
 
 WAIT_TIMEOUT_MS = 30_000  # as run's: an agent's wait never hangs by default

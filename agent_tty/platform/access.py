@@ -9,14 +9,15 @@ both: may another user change it, read it, or rename what it holds?
 from __future__ import annotations
 
 import stat
-from dataclasses import dataclass
+
+from agent_tty.frozen import Frozen
 
 UserId = int | str
 """A uid (POSIX) or a SID in its string form (Windows)."""
 
 
-@dataclass(frozen=True, slots=True)
-class Access:
+class Access(Frozen):
+    __slots__ = ("owner", "others_write", "others_read", "others_rename", "shown")
     owner: UserId
     others_write: bool
     """Another user may change it: add, replace or remove what it holds, or its permissions."""
@@ -101,8 +102,8 @@ def entry(kind: int, flags: int, mask: int, sid: str) -> Ace:
     return Ace(ACCESS_ALLOWED, flags, EVERYTHING, "")
 
 
-@dataclass(frozen=True, slots=True)
-class Ace:
+class Ace(Frozen):
+    __slots__ = ("kind", "flags", "mask", "sid")
     kind: int
     """ACCESS_ALLOWED or ACCESS_DENIED; other kinds (audit, object ACEs) are passed over."""
     flags: int

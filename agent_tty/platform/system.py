@@ -10,15 +10,18 @@ that must outlive its caller. docs/adr/0010-the-platform-seam.md says why it is 
 
 from __future__ import annotations
 
+import _socket
 import os
-import socket
 import sys
 from functools import cache
-from typing import TYPE_CHECKING, Any
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
-if TYPE_CHECKING:
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs every command ~2 ms at start-up (issue 26)
+    import socket
+    from typing import Any
+
     from agent_tty.platform import loopback
     from agent_tty.platform.access import Access, UserId
 
@@ -120,8 +123,13 @@ class System:
 
     # ------------------------------------------------------------ the host's transport
 
-    def connect(self, address: str, timeout: float | None) -> socket.socket:
-        """A connected stream to the host serving `address`; OSError as connect raises it."""
+    def connect(self, address: str, timeout: float | None, plain: bool = False) -> socket.socket:
+        """A connected stream to the host serving `address`; OSError as connect raises it.
+
+        `plain`: the caller needs only what one request takes (settimeout, sendall, recv,
+        getsockopt, close, family), so a Unix socket may be the bare `_socket.socket`: the
+        socket module's import (its enums, selectors) is ~1.5 ms of every CLI call to a host
+        (issue 26). Without it, always a `socket.socket` (a context manager, makefile)."""
         raise self._unsupported("reach a session's host")
 
     def listen(self, address: str) -> socket.socket:
@@ -253,8 +261,13 @@ class PosixSystem(System):
             )
         return chosen
 
-    def connect(self, address: str, timeout: float | None) -> socket.socket:
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    def connect(self, address: str, timeout: float | None, plain: bool = False) -> socket.socket:
+        if plain:
+            sock = _socket.socket(_socket.AF_UNIX, _socket.SOCK_STREAM)
+        else:
+            import socket  # here, not at the top: a command's one request to a host asks `plain`
+
+            sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             sock.settimeout(timeout)
             sock.connect(address)
@@ -281,6 +294,8 @@ class PosixSystem(System):
             os.unlink(address)
         except FileNotFoundError:
             pass
+        import socket
+
         server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
             server.bind(address)
@@ -293,11 +308,12 @@ class PosixSystem(System):
         return server
 
     def peer_user(self, conn: socket.socket) -> int | None:
-        option = getattr(socket, "SO_PEERCRED", None)  # Linux; getpeereid elsewhere
-        if option is not None and conn.family == socket.AF_UNIX:  # a loopback port's proof is its handshake
+        # _socket's constants: `conn` may be a plain socket (connect's `plain`), whose family is an int.
+        option = getattr(_socket, "SO_PEERCRED", None)  # Linux; getpeereid elsewhere
+        if option is not None and conn.family == _socket.AF_UNIX:  # a loopback port's proof is its handshake
             import struct
 
-            _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(socket.SOL_SOCKET, option, struct.calcsize("3i")))
+            _pid, uid, _gid = struct.unpack("3i", conn.getsockopt(_socket.SOL_SOCKET, option, struct.calcsize("3i")))
             return int(uid)
         return None
 
@@ -355,7 +371,7 @@ class WindowsSystem(System):
     def transport(self) -> str:
         return "loopback"  # CPython on Windows has no AF_UNIX
 
-    def connect(self, address: str, timeout: float | None) -> socket.socket:
+    def connect(self, address: str, timeout: float | None, plain: bool = False) -> socket.socket:
         from agent_tty.platform import loopback
 
         return loopback.connect(address, timeout, self.user())
@@ -377,6 +393,8 @@ class WindowsSystem(System):
 def current() -> System:
     if sys.platform == "win32":
         return WindowsSystem()
-    if hasattr(os, "geteuid") and hasattr(socket, "AF_UNIX"):
+    # _socket, the socket module's C half, answers whether there are Unix sockets without the
+    # socket module's import (its enums, selectors): every command asks, few connect.
+    if hasattr(os, "geteuid") and hasattr(_socket, "AF_UNIX"):
         return PosixSystem()
     return System()

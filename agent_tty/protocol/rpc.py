@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import time
-from typing import Any
-
 from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs every command ~2 ms at start-up (issue 26)
+    import socket
+    from typing import Any
 
 MAX_MESSAGE = 1 << 20
 """The largest request a host reads (what a CLI sends is small: a command, keys, a paste)."""
@@ -83,13 +85,13 @@ CONNECT_RETRY_S = (0.005, 0.2)
 delay, doubling up to the second, until the call's deadline."""
 
 
-def _connect(socket_path: str, timeout: float | None, session_id: str | None) -> socket.socket:
+def _connect(socket_path: str, timeout: float | None, session_id: str | None, plain: bool = False) -> socket.socket:
     deadline = None if timeout is None else time.monotonic() + timeout
     delay = CONNECT_RETRY_S[0]
     while True:
         left = None if deadline is None else deadline - time.monotonic()
         try:
-            return _connect_once(socket_path, left, session_id)
+            return _connect_once(socket_path, left, session_id, plain)
         except BlockingIOError:
             # EAGAIN: the listen queue is full; the host has not failed, it is behind.
             if left is not None and left <= delay:
@@ -102,9 +104,9 @@ def _connect(socket_path: str, timeout: float | None, session_id: str | None) ->
             delay = min(delay * 2, CONNECT_RETRY_S[1])
 
 
-def _connect_once(socket_path: str, timeout: float | None, session_id: str | None) -> socket.socket:
+def _connect_once(socket_path: str, timeout: float | None, session_id: str | None, plain: bool) -> socket.socket:
     try:
-        return current().connect(socket_path, None if timeout is None else max(0.001, timeout))
+        return current().connect(socket_path, None if timeout is None else max(0.001, timeout), plain=plain)
     except (FileNotFoundError, ConnectionRefusedError, NotADirectoryError) as err:
         raise AgentTtyError(
             ErrorCode.HOST_UNREACHABLE,
@@ -126,7 +128,8 @@ def call(socket_path: str, request: dict[str, Any], timeout: float | None = 5.0,
     """
     deadline = time.monotonic() + timeout if timeout is not None else None
     data = encode(request)
-    sock = _connect(socket_path, timeout, session_id)
+    # plain: one request needs no more than the C socket; the socket module stays unloaded (issue 26).
+    sock = _connect(socket_path, timeout, session_id, plain=True)
     try:
         _check_peer(sock, socket_path, session_id)
         sock.settimeout(None if deadline is None else max(0.001, deadline - time.monotonic()))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+
+from agent_tty.frozen import Frozen
 
 
 class Status(enum.StrEnum):
@@ -15,8 +16,8 @@ class Status(enum.StrEnum):
     DESTROYED = "destroyed"
 
 
-@dataclass(frozen=True, slots=True)
-class StatusPolicy:
+class StatusPolicy(Frozen):
+    __slots__ = ("active", "terminal", "commandable", "collectable", "destroyed")
     active: bool
     """A host may still write the manifest."""
     terminal: bool

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import os
 import re
-from dataclasses import dataclass
 from pathlib import Path
+
+from agent_tty.frozen import Frozen
 
 from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
@@ -44,8 +45,8 @@ def validate_session_id(value: str) -> str:
     return value
 
 
-@dataclass(frozen=True)
-class SessionPaths:
+class SessionPaths(Frozen):
+    __slots__ = ("session_id", "folder")
     session_id: str
     folder: Path
 
@@ -78,8 +79,8 @@ class SessionPaths:
         return self.folder / "artifacts"
 
 
-@dataclass(frozen=True)
-class Home:
+class Home(Frozen):
+    __slots__ = ("root",)
     root: Path
 
     @property
@@ -209,12 +210,20 @@ def _mkdir_private(folder: Path) -> None:
         pass
 
 
-def check_socket_dir(folder: Path) -> None:
-    """A socket folder is ours, private, and nobody else can swap it or a folder above it."""
+def check_socket_dir(folder: Path, checked_home: Path | None = None) -> None:
+    """A socket folder is ours, private, and nobody else can swap it or a folder above it.
+
+    `checked_home`: a Home that passed check_home in this engine. A socket folder right inside
+    it (`run/`) has above it the Home and the Home's ancestors, which that check covered (the
+    Home itself more strictly than an ancestor: ours and writable by no one else), so their walk
+    is not done again on every call; the folder itself always is. Any other folder's ancestors
+    are walked, as always (docs/adr/0008)."""
     from agent_tty.storage.trust import check_ancestors, owned_folder
 
     text = str(folder)
     owned_folder(text, os.lstat(text), "the socket folder", private=True)
+    if checked_home is not None and folder.parent == checked_home:
+        return
     check_ancestors(text)
 
 
@@ -222,9 +231,10 @@ def socket_path_in(folder: Path, session_id: str) -> str:
     return str(folder / f"{session_id}.sock")
 
 
-def trusted_socket_path(recorded: str, session_id: str) -> str:
+def trusted_socket_path(recorded: str, session_id: str, checked_home: Path | None = None) -> str:
     """The socket a manifest names, used only once it is `<socket folder of ours>/<id>.sock`:
-    a record never makes us connect to, or unlink, a path outside our private folders."""
+    a record never makes us connect to, or unlink, a path outside our private folders.
+    `checked_home`: as check_socket_dir takes it."""
     path = Path(recorded)
     if not path.is_absolute() or path.name != f"{session_id}.sock" or ".." in path.parts:
         raise AgentTtyError(
@@ -234,7 +244,7 @@ def trusted_socket_path(recorded: str, session_id: str) -> str:
             path=recorded,
         )
     try:
-        check_socket_dir(path.parent)
+        check_socket_dir(path.parent, checked_home)
     except FileNotFoundError:
         pass  # no folder, so no socket: the connect says the host is unreachable
     except OSError as err:

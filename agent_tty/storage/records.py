@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, Literal
-
 from agent_tty.protocol.status import Status
-from agent_tty.storage.schema import Record
+from agent_tty.storage.schema import Record, field
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from typing import Any, Literal
+else:  # what the record checker reads the annotations with: typing costs every command ~2 ms
+    from agent_tty.storage.schema import Any, Literal
 
 
-@dataclass(frozen=True)
 class Failure(Record):
     reason: str
     """A stable word: host-death, spawn-failed, resource-limit, create-failed, host-start-failed."""
     message: str
 
 
-@dataclass(frozen=True)
 class LogLoss(Record):
     """What the event log lost while its writes failed (a full disk): it is incomplete."""
 
@@ -27,7 +28,6 @@ class LogLoss(Record):
     """Bytes of program output and input in the lost events."""
 
 
-@dataclass(frozen=True)
 class Manifest(Record):
     """session.json: what the session is and where its lifecycle stands."""
 
@@ -57,7 +57,6 @@ class Manifest(Record):
     """Set once the host lost events (the disk was full); records without it read as None."""
 
 
-@dataclass(frozen=True)
 class HostRecord(Record):
     """host.json: the identity that proves a pid is still this session's host (R2, R19)."""
 
@@ -70,7 +69,6 @@ class HostRecord(Record):
     """Plugin data: on Linux the boot id, start time and pid namespace."""
 
 
-@dataclass(frozen=True)
 class ProgramRecord(Record):
     """program.json: the record that later proves a process group is this program's (R15, R16)."""
 
@@ -93,7 +91,6 @@ failed (eventsLost, bytesLost, since, error); it is written once writes succeed 
 a fresh screen of the header's size, rebuilds the screen the older file ended with (ADR 0015)."""
 
 
-@dataclass(frozen=True)
 class Event(Record):
     """One line of events.jsonl. Output and input carry text; bytes that are not UTF-8
     travel as surrogate escapes, so a replay restores the exact bytes."""
@@ -116,7 +113,6 @@ class Event(Record):
 EVENT_LOG_VERSION = 1
 
 
-@dataclass(frozen=True)
 class EventLogHeader(Record):
     """The first line of events.jsonl."""
 

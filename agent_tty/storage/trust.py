@@ -15,11 +15,11 @@ from __future__ import annotations
 import os
 import stat
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from agent_tty.platform.system import current
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
+TYPE_CHECKING = False
 if TYPE_CHECKING:
     from agent_tty.platform.access import Access, UserId
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
@@ -23,7 +22,6 @@ a 1 MiB request, at most 6 bytes a character once JSON-escaped: a longer line is
 ours, and is REPLAY_FAILED rather than read whole into memory."""
 
 
-@dataclass(frozen=True)
 class LoggedEvent(Event):
     """An event as the host writes it now: output may say what readers do not show (ADR 0007).
     Older agent-tty versions ignore these fields and show the raw bytes."""

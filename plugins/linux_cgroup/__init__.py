@@ -25,7 +25,6 @@ fds so opened.
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 import signal as signals
 import time
@@ -96,6 +95,8 @@ def own_cgroup(pid: int | str = "self") -> str | None:
 
 
 def _home_key(home: str) -> str:
+    import hashlib  # here: its OpenSSL load is ~1 ms that list and inspect, which never ask, paid (issue 26)
+
     return hashlib.sha256(home.encode()).hexdigest()[:12]
 
 

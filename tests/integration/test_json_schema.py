@@ -376,7 +376,7 @@ def test_inspect_names_every_manifest_field() -> None:
     from agent_tty.storage.records import Manifest
     from agent_tty.storage.schema import _camel
 
-    fields = {_camel(name) for name in Manifest.__dataclass_fields__}
+    fields = {_camel(name) for name in Manifest.field_names()}
     assert fields <= set(RESULTS["inspect"].model_fields), fields - set(RESULTS["inspect"].model_fields)
 
 

@@ -27,7 +27,10 @@ def _modules_after(args: list[str], home: str) -> set[str]:
 def test_version_loads_no_framework(tmp_path) -> None:  # type: ignore[no-untyped-def]
     for args in (["--version"], ["version"], ["--json", "version"]):
         modules = _modules_after(args, str(tmp_path))
-        for name in ("typer", "click", "pluggy", "typing", *HEAVY, "agent_tty.lifecycle.engine", "agent_tty.storage.records"):
+        for name in (
+            "typer", "click", "pluggy", "typing", *HEAVY, "agent_tty.lifecycle.engine", "agent_tty.storage.records",
+            "agent_tty.protocol.errors",  # its enum: imported only when an error is raised
+        ):
             assert name not in modules, (args, name)
 
 
@@ -85,3 +88,46 @@ def test_only_schema_loads_pydantic(tmp_path) -> None:  # type: ignore[no-untype
         assert "agent_tty.schema" not in modules, args
     # The check sees pydantic where it is loaded.
     assert _loads_pydantic(_modules_after(["schema", "version"], str(tmp_path)))
+
+
+SLOW_STDLIB = ("dataclasses", "inspect", "ast", "dis", "tokenize", "platform", "importlib", "typing", "socket", "selectors")
+"""What a hot command's start-up no longer pays for (issue 26, docs/adr/0036): dataclasses (and
+inspect, ast, dis, tokenize, which it pulls in) for classes of a few fields, the stdlib `platform`,
+importlib (and its warnings) to import the command's module, typing for annotations, and the
+socket module (its enums, selectors) for one request to the host (a plain `_socket.socket`)."""
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["snapshot", "{id}"],
+        ["--json", "snapshot", "{id}"],
+        ["wait", "{id}", "--text", "bash"],
+        ["send-keys", "{id}", "End"],
+        ["type", "{id}", " "],
+        ["run", "{id}", "true"],
+    ],
+)
+def test_hot_commands_on_a_live_session_load_no_slow_stdlib(cli, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Against a live host, so the path through the manifest, the trust checks and the RPC is the
+    one every real call takes (a missing session stops before the socket)."""
+    sid = cli.create("bash", "--norc", "-i")["sessionId"]
+    assert cli.run("wait", sid, "--text", "bash", "--timeout", "10s").code == 0
+    modules = _modules_after([a.format(id=sid) for a in args], str(cli.home))
+    assert "agent_tty.protocol.rpc" in modules  # it did reach the host
+    # An editable install (`pip install -e .`, which scripts/guard_mutations.py needs) puts its own
+    # finder on the import path, and the finder imports importlib: a real install has none.
+    editable = any(module.startswith("__editable__") for module in modules)
+    for name in SLOW_STDLIB:
+        if not (editable and name == "importlib"):
+            assert name not in modules, (args, name)
+
+
+@pytest.mark.parametrize("args", [["list"], ["inspect", "{id}"]])
+def test_list_and_inspect_of_a_live_session_load_no_hashlib(cli, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """They judge the host through the session's plugin; linux_cgroup needs sha256 only to name a
+    leaf (create, the group hooks), and hashlib's OpenSSL load is ~1 ms (issue 26)."""
+    sid = cli.create("bash", "--norc", "-i")["sessionId"]
+    modules = _modules_after([a.format(id=sid) for a in args], str(cli.home))
+    assert "agent_tty.platform.manager" in modules  # it did judge the host
+    assert "hashlib" not in modules and "_hashlib" not in modules, args
