@@ -156,18 +156,61 @@ def scan_session(sid: int) -> Scan:
     job control has its own group in the same session; a group that took the id after the
     session ended is in another session). The listing is followed by a read of the pids handed
     out last, so that a fork chain is in view too."""
-    members: dict[int, ProcStat] = {}
-    refused = False
-    for pids in (list_pids, recent_pids):  # the recent ones taken after the listing's reads
-        for pid in pids():
-            try:
-                stat = read_stat(pid)
-            except PermissionError:
-                refused = True
+    return SessionScans(sid).scan()
+
+
+class SessionScans:
+    """scan_session again and again, each scan after the first reading only what may have changed.
+
+    A process read outside the session stays outside for its life: it leaves its session only by
+    setsid, into a session of its own id (never `sid`, which a live group holds), and it joins a
+    group only within its own session. So a later scan skips every /proc entry read outside
+    before, known by its pid and the inode of its entry: a pid given to a new process is a new
+    entry with another inode (inode 1 means /proc could not make one: always read). Members, and
+    entries that are new or were refused, are read every time. For the rounds of one judgement
+    (linux_autogroup's frozen judgement): a new process must be read, whatever the scan before."""
+
+    def __init__(self, sid: int) -> None:
+        self.sid = sid
+        self._outside: dict[int, int] = {}  # pid -> the inode of its entry when read outside
+
+    def scan(self) -> Scan:
+        members: dict[int, ProcStat] = {}
+        refused = False
+        listing = _listing()
+        outside: dict[int, int] = {}
+        for pid, inode in listing:
+            if inode != 1 and self._outside.get(pid) == inode:
+                outside[pid] = inode
                 continue
-            if stat is not None and (stat.session == sid or stat.pgrp == sid):
-                members[pid] = stat
-    return Scan(list(members.values()), refused)
+            found = self._read(pid, members)
+            refused = refused or found == "refused"
+            if found == "outside" and inode != 1:
+                outside[pid] = inode
+        for pid in recent_pids():  # taken after the listing's reads, and read again every time
+            refused = self._read(pid, members) == "refused" or refused
+        self._outside = outside
+        return Scan(list(members.values()), refused)
+
+    def _read(self, pid: int, members: dict[int, ProcStat]) -> str:
+        """"member" (kept in `members`), "outside" (read, not of the session), "gone" or
+        "refused"."""
+        try:
+            stat = read_stat(pid)
+        except PermissionError:
+            return "refused"
+        if stat is None:
+            return "gone"
+        if stat.session == self.sid or stat.pgrp == self.sid:
+            members[pid] = stat
+            return "member"
+        return "outside"
+
+
+def _listing() -> list[tuple[int, int]]:
+    """The pids in /proc with the inode of each entry (from the directory itself: no stat)."""
+    with os.scandir("/proc") as entries:
+        return [(int(entry.name), entry.inode()) for entry in entries if entry.name.isdigit()]
 
 
 DEFAULT_AUTOGROUP = 0

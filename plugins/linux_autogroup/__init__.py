@@ -216,12 +216,14 @@ def _foreign_leader(group: GroupRef, token: int) -> bool:
     return leader.session == group.pid and autogroup == token and _run_by_us(group.pid) is False
 
 
-def _judge(group: GroupRef, scans: int = 2) -> tuple[GroupVerdict, procfs.ProcStat | None]:
+def _judge(
+    group: GroupRef, scans: int = 2, scanner: procfs.SessionScans | None = None
+) -> tuple[GroupVerdict, procfs.ProcStat | None]:
     """The verdict, and a live member that carries the proof when OWNED: one of the program's
     own process group when one is in view (the group kill re-reads it), else a job of the
     session in a group of its own (the group is owned while any carrier of the token runs).
     A member can fork and end while one scan lists /proc: `scans` scans before "gone" (one
-    does while the group is stopped, see _frozen_judgement)."""
+    does while the group is stopped, see _frozen_judgement, whose rounds share one `scanner`)."""
     if not _shares_host_pids(group):
         return GroupVerdict.UNSHARED, None
     proof = group.proof or {}
@@ -239,7 +241,7 @@ def _judge(group: GroupRef, scans: int = 2) -> tuple[GroupVerdict, procfs.ProcSt
     live_seen = False
     job: procfs.ProcStat | None = None
     for _scan in range(scans):
-        for member in procfs.scan_session(group.pid).members:
+        for member in (scanner or procfs.SessionScans(group.pid)).scan().members:
             if not procfs.is_live_state(member.state) and not procfs.has_live_thread(member.pid):
                 continue
             try:
@@ -332,13 +334,16 @@ def _frozen_judgement(group: GroupRef) -> GroupVerdict:
     """
     if _token(group) is None or not procfs.proc_shows_own_pid_space():
         return GroupVerdict.GONE
+    # The rounds share their scans: each reads only the processes new since the last, and the
+    # group's members (procfs.SessionScans), so 20 rounds cost about one full scan.
+    scanner = procfs.SessionScans(group.pid)
     for _attempt in range(FROZEN_JUDGEMENTS):
         if groups.probe_group(group.pid) is groups.Probe.NONE:
             return GroupVerdict.GONE
         groups.signal_group(group.pid, signals.SIGSTOP)
         verdict = GroupVerdict.UNKNOWN
         try:
-            verdict, _member = _judge(group, scans=1)  # stopped members cannot fork out of view
+            verdict, _member = _judge(group, scans=1, scanner=scanner)  # stopped members cannot fork out of view
         finally:
             if verdict is not GroupVerdict.OWNED:
                 groups.signal_group(group.pid, signals.SIGCONT)
