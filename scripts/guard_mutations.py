@@ -283,10 +283,28 @@ def run_test(node: str, root: Path = ROOT) -> tuple[int | None, str]:
     try:
         out, _ = process.communicate(timeout=PYTEST_TIMEOUT)
     except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
+        _stop(process)
         out, _ = process.communicate()
         return None, out.decode(errors="replace")
+    except BaseException:  # SIGTERM or ^C: the test must not go on against a restored tree
+        _stop(process)
+        raise
     return process.returncode, out.decode(errors="replace")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGINT first, so that pytest's fixtures destroy the sessions they made (the hosts run in
+    sessions of their own, out of reach of the kill below), then SIGKILL to pytest's session."""
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
 
 
 def _unbound_names(text: str) -> set[str]:
