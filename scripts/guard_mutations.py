@@ -2,15 +2,25 @@
 
     .venv/bin/python scripts/guard_mutations.py [GUARD ...]
 
-Needs an editable install (pip install -e .), so that the CLI processes run the mutated tree.
-Each mutation replaces one exact snippet; a snippet that no longer matches is reported as
-STALE (the guard moved: update the table).
+Needs an editable install (pip install -e .), so that the CLI processes run the mutated tree; it
+edits the tree in place, so CI runs it in a copy of its own (scripts/test-mutations). Each
+mutation replaces one exact snippet. Verdicts: `red (ok)` (pytest reported a failed test),
+`GREEN` (the test passed without the guard), `STALE` (a snippet no longer matches: the guard
+moved, update the table), `BROKEN` (the mutated file does not compile, or gains an undefined
+name: a red from it would prove nothing), `NO VERDICT` (pytest did not run the test: skipped,
+a collection or usage error, no such test) and `HUNG` (pytest outlived its time). Any verdict but
+red makes the exit status 1; the last line sums them up.
 """
 
 from __future__ import annotations
 
+import ast
+import builtins
+import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -260,38 +270,136 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
 }
 
 
-def run_test(node: str) -> int:
-    return subprocess.run([sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", node], cwd=ROOT, capture_output=True).returncode
+# pytest's own per-test timeout (pyproject: 120 s) turns a hang inside a test into a red; this
+# bounds the whole pytest process (a hang outside any test, e.g. in a fixture's teardown).
+PYTEST_TIMEOUT = 300
 
 
-def main(names: list[str]) -> int:
-    failures = 0
+def run_test(node: str, root: Path = ROOT) -> tuple[int | None, str]:
+    """Run one test node, stopping at its first failure: (pytest's exit code or None if it hung, output)."""
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", node]
+    # A session of its own, so that a hung pytest and whatever it started end together.
+    process = subprocess.Popen(command, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        out, _ = process.communicate(timeout=PYTEST_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        _stop(process)
+        out, _ = process.communicate()
+        return None, out.decode(errors="replace")
+    except BaseException:  # SIGTERM or ^C: the test must not go on against a restored tree
+        _stop(process)
+        raise
+    return process.returncode, out.decode(errors="replace")
+
+
+def _stop(process: subprocess.Popen[bytes]) -> None:
+    """SIGINT first, so that pytest's fixtures destroy the sessions they made (the hosts run in
+    sessions of their own, out of reach of the kill below), then SIGKILL to pytest's session."""
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        pass
+    try:
+        os.killpg(process.pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+    process.wait()
+
+
+def _unbound_names(text: str) -> set[str]:
+    """Names the file reads but never binds, and that are no builtin: a mutation that adds one
+    fails with a NameError, a red that says nothing about the guard. Coarser than pyflakes (a
+    name bound anywhere counts as bound everywhere), but with no dependency."""
+    tree = ast.parse(text)
+    read: set[str] = set()
+    bound = set(dir(builtins)) | {"__file__", "__name__", "__doc__", "__spec__", "__package__"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name):
+            (read if isinstance(node.ctx, ast.Load) else bound).add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            bound.add(node.name)
+        elif isinstance(node, ast.arg):
+            bound.add(node.arg)
+        elif isinstance(node, ast.alias):
+            bound.add((node.asname or node.name).split(".")[0])
+        elif isinstance(node, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and node.name:
+            bound.add(node.name)
+        elif isinstance(node, (ast.Global, ast.Nonlocal)):
+            bound.update(node.names)
+    return read - bound
+
+
+def _broken(path: str, original: str, mutated: str) -> str | None:
+    """Why the mutated file is not a fair mutation (it must compile and add no undefined name)."""
+    try:
+        compile(mutated, path, "exec")
+    except SyntaxError as error:
+        return f"{path} does not compile: {error}"
+    new = _unbound_names(mutated) - _unbound_names(original)
+    return f"{path} gains undefined names: {', '.join(sorted(new))}" if new else None
+
+
+def _tail(output: str, lines: int = 25) -> str:
+    return "\n".join("    " + line for line in output.rstrip().splitlines()[-lines:])
+
+
+def main(names: list[str], root: Path = ROOT) -> int:
+    unknown = [name for name in names if name not in MUTATIONS]
+    if unknown:
+        print(f"no such entry: {', '.join(unknown)}", file=sys.stderr)
+        return 2
+    counts: dict[str, int] = {}
+    started = time.monotonic()
     for guard in names or list(MUTATIONS):
         edits, node = MUTATIONS[guard]
-        originals = {path: (ROOT / path).read_text() for path, _, _ in edits}
+        began = time.monotonic()
+        originals = {path: (root / path).read_text() for path, _, _ in edits}
         mutated = dict(originals)
-        stale = False
+        verdict = ""
         for path, guarded, without in edits:
             if mutated[path].count(guarded) != 1:
-                stale = True
+                verdict = "STALE"
+                detail = f"its guard code is not (exactly once) in {path}"
                 break
             mutated[path] = mutated[path].replace(guarded, without)
-        if stale:
-            print(f"STALE     {guard}: its guard code is not (exactly once) where the table says")
-            failures += 1
-            continue
-        try:
-            for path, text in mutated.items():
-                (ROOT / path).write_text(text)
-            code = run_test(node)
-        finally:
-            for path, text in originals.items():
-                (ROOT / path).write_text(text)
-        verdict = "red (ok)" if code != 0 else "GREEN: the test cannot see this guard"
-        failures += code == 0
-        print(f"{guard:44} without the guard: {verdict}   [{node}]")
-    return 1 if failures else 0
+        if not verdict:
+            broken = [why for path in mutated if (why := _broken(path, originals[path], mutated[path]))]
+            if broken:
+                verdict, detail = "BROKEN", "; ".join(broken)
+        output = ""
+        if not verdict:
+            try:
+                for path, text in mutated.items():
+                    (root / path).write_text(text)
+                code, output = run_test(node, root)
+            finally:
+                for path, text in originals.items():
+                    (root / path).write_text(text)
+            if code == 1:
+                verdict, detail = "red (ok)", ""
+            elif code == 0 and " passed" not in output.rstrip().rsplit("\n", 1)[-1]:
+                verdict, detail = "NO VERDICT", "the test was skipped (the namespace tests need root)"
+            elif code == 0:
+                verdict, detail = "GREEN", "the test cannot see this guard"
+            elif code is None:
+                verdict, detail = "HUNG", f"pytest ran longer than {PYTEST_TIMEOUT} s and was killed"
+            else:
+                verdict, detail = "NO VERDICT", f"pytest exit {code}: the test did not run"
+        counts[verdict] = counts.get(verdict, 0) + 1
+        seconds = time.monotonic() - began
+        print(f"{guard:44} without the guard: {verdict}{': ' + detail if detail else ''}  ({seconds:.0f} s)  [{node}]", flush=True)
+        if verdict not in ("red (ok)", "STALE", "BROKEN") and output:
+            print(_tail(output), flush=True)
+    total = sum(counts.values())
+    red = counts.pop("red (ok)", 0)
+    others = ", ".join(f"{count} {verdict}" for verdict, count in sorted(counts.items()))
+    elapsed = time.monotonic() - started
+    print(f"guard_mutations: {red} of {total} entries red{' (' + others + ')' if others else ''} in {elapsed / 60:.1f} min")
+    return 0 if red == total else 1
 
 
 if __name__ == "__main__":
+    # CI may stop the run with SIGTERM: main's finally must still restore the tree.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     raise SystemExit(main(sys.argv[1:]))
