@@ -1,11 +1,10 @@
-"""The host's event loop: PTY output, input, waits, the op table and signals; the RPC server
-(host/rpc_server.py) serves the socket, the shutdown machine (host/shutdown.py) ends the session."""
+"""The host: PTY output, input, waits, the op table and signals, wired to its parts: the reactor
+(host/reactor.py) runs the loop's descriptors and timers, the RPC server (host/rpc_server.py)
+serves the socket, the shutdown machine (host/shutdown.py) ends the session."""
 
 from __future__ import annotations
 
 import dataclasses
-import heapq
-import itertools
 import os
 import selectors
 import signal as signals
@@ -15,6 +14,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_tty.host.echo import EchoFilter, can_filter
+from agent_tty.host.reactor import Reactor
 from agent_tty.host.replies import DROPPED_LABEL, TerminalReplies
 from agent_tty.host.rpc_server import RpcServer
 from agent_tty.host.eventlog import RETRY_FIRST_S, RETRY_MAX_S, EventLog
@@ -85,13 +85,10 @@ class Host:
         self.group = group
         self.signals = signals
         self.idle_timeout_s = idle_timeout_ms / 1000 if idle_timeout_ms else None
-        self.selector = selectors.DefaultSelector()
-        self.timers: list[tuple[float, int, Callable[[], None]]] = []
-        self._timer_ids = itertools.count()
-        self.cancelled: set[int] = set()
+        self.reactor = Reactor(lambda: self.done)
         self.shutdown = Shutdown(self, platform, writer, events, paths.destroyed_marker)
         self.exit: ProgramExit | None = None
-        self.rpc = RpcServer(self, self.selector)
+        self.rpc = RpcServer(self, self.reactor.selector)
         self.waiters: list[socket.socket] = []
         self.last_activity = time.monotonic()
         self.last_output = time.monotonic()
@@ -136,21 +133,10 @@ class Host:
     # ------------------------------------------------------------------ timers
 
     def after(self, delay: float, callback: Callable[[], None]) -> int:
-        timer_id = next(self._timer_ids)
-        heapq.heappush(self.timers, (time.monotonic() + delay, timer_id, callback))
-        return timer_id
+        return self.reactor.after(delay, callback)
 
     def cancel(self, timer_id: int) -> None:
-        self.cancelled.add(timer_id)
-
-    def _run_timers(self) -> None:
-        now = time.monotonic()
-        while self.timers and self.timers[0][0] <= now and not self.done:
-            _, timer_id, callback = heapq.heappop(self.timers)
-            if timer_id in self.cancelled:
-                self.cancelled.discard(timer_id)
-                continue
-            callback()
+        self.reactor.cancel(timer_id)
 
     # ------------------------------------------------------------------ start and loop
 
@@ -158,28 +144,24 @@ class Host:
         self.rpc.listen(path)
 
     def run(self) -> int:
-        self.selector.register(self.program.fd, selectors.EVENT_READ, self._on_program_io)
-        self.selector.register(self.signals.fd, selectors.EVENT_READ, self._on_signal)
+        self.reactor.selector.register(self.program.fd, selectors.EVENT_READ, self._on_program_io)
+        self.reactor.selector.register(self.signals.fd, selectors.EVENT_READ, self._on_signal)
         if self.idle_timeout_s:
             self.after(min(1.0, self.idle_timeout_s), self._check_idle)
         self.after(FOLDER_CHECK_S, self._check_folder)
         self._check_signals()
         while not self.done:
-            timeout = max(0.0, self.timers[0][0] - time.monotonic()) if self.timers else None
+            timeout = self.reactor.next_due()
             if not self.live.built:
                 timeout = IDLE_BUILD_S if timeout is None else min(timeout, IDLE_BUILD_S)
-            events = self.selector.select(timeout)
-            for key, mask in events:
-                key.data(key.fileobj, mask)
-                if self.done:
-                    break
-            if (self.rpc.replied or not events) and not self.live.built and not self.done:
+            ready = self.reactor.poll(timeout)
+            if (self.rpc.replied or not ready) and not self.live.built and not self.done:
                 # The first reply (create's readiness ping) has gone out: build now, while
                 # create exits and its caller starts, not when the first command needs it.
                 self.live.screen()
             if self.replies.burst_began() and not self.done:
                 self._log_marker(DROPPED_LABEL)
-            self._run_timers()
+            self.reactor.run_timers()
             if not self.done and self.shutdown.state is not State.FOLDER_GONE:
                 self._rotate_log()
         self._close()
@@ -219,7 +201,7 @@ class Host:
     def _on_output(self) -> None:
         data = self.program.read(READ_CHUNK)
         if data is None:
-            self.selector.unregister(self.program.fd)
+            self.reactor.selector.unregister(self.program.fd)
             self._check_exit()
             return
         if data:
@@ -284,7 +266,7 @@ class Host:
 
     def _cancel_hold(self) -> None:
         if self.hold_timer is not None:
-            self.cancelled.add(self.hold_timer)
+            self.cancel(self.hold_timer)
             self.hold_timer = None
 
     def _flush_held(self) -> None:
@@ -341,7 +323,7 @@ class Host:
             self._answer_inputs()
         mask = selectors.EVENT_READ | (selectors.EVENT_WRITE if self.to_program else 0)
         try:
-            self.selector.modify(self.program.fd, mask, self._on_program_io)
+            self.reactor.selector.modify(self.program.fd, mask, self._on_program_io)
         except (KeyError, ValueError):
             pass
 
@@ -376,7 +358,7 @@ class Host:
                 self.wait_timer = self.after(WAIT_CHECK_S, self._check_waits)
             return
         if self.wait_timer is not None:
-            self.cancelled.add(self.wait_timer)  # this check, now or at wait_next, replaces it
+            self.cancel(self.wait_timer)  # this check, now or at wait_next, replaces it
             self.wait_timer = None
         now = time.monotonic()
         if now < self.wait_next:
@@ -509,7 +491,7 @@ class Host:
         check queued for earlier waits (up to WAIT_CHECK_S away) comes due."""
         self.waits.append(wait)
         if self.wait_timer is not None:
-            self.cancelled.add(self.wait_timer)
+            self.cancel(self.wait_timer)
         self.wait_timer = self.after(0, self._check_waits)
 
     def _on_signal(self, _fd: object, _mask: int) -> None:
