@@ -137,6 +137,7 @@ ENGINE = "agent_tty/lifecycle/engine.py"
 HOST_MAIN = "agent_tty/host/main.py"
 LOOP = "agent_tty/host/loop.py"
 SHUTDOWN = "agent_tty/host/shutdown.py"
+RPC_SERVER = "agent_tty/host/rpc_server.py"
 WRITER = "agent_tty/host/writer.py"
 FILES = "agent_tty/storage/files.py"
 STATUS = "agent_tty/protocol/status.py"
@@ -362,9 +363,11 @@ COVERED: dict[str, tuple[str, ...]] = {
     ),
     HOST_MAIN: ("wait_for_manifest", "program_env", "main", "_start"),
     LOOP: (
-        "Host._check_signals", "Host._check_exit", "Host._close", "Host.abandon", "Host.listen", "Host._dispatch",
+        "Host._check_signals", "Host._check_exit", "Host._close", "Host.abandon", "Host.listen", "Host.dispatch",
         "Host._op_destroy", "Host._op_signal",
     ),
+    # Host.listen's and Host._close's socket steps, moved into the RPC server (issue 25.1).
+    RPC_SERVER: ("RpcServer.listen", "RpcServer.stop_serving", "RpcServer.drop_all"),
     SHUTDOWN: (
         "ENDS_AS", "TRANSITIONS", "Shutdown._enter", "Shutdown.begin", "Shutdown.on_exit", "Shutdown.kill",
         "Shutdown.wait_group", "Shutdown.finish_exited", "Shutdown.finish_destroyed", "Shutdown.finish_gave_up",

@@ -1,11 +1,10 @@
-"""The host's event loop: PTY output, input, waits, RPC and signals; the shutdown machine
-(host/shutdown.py) ends the session."""
+"""The host: PTY output, input, waits, the op table and signals, wired to its parts: the reactor
+(host/reactor.py) runs the loop's descriptors and timers, the RPC server (host/rpc_server.py)
+serves the socket, the shutdown machine (host/shutdown.py) ends the session."""
 
 from __future__ import annotations
 
 import dataclasses
-import heapq
-import itertools
 import os
 import selectors
 import signal as signals
@@ -15,7 +14,9 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from agent_tty.host.echo import EchoFilter, can_filter
+from agent_tty.host.reactor import Reactor
 from agent_tty.host.replies import DROPPED_LABEL, TerminalReplies
+from agent_tty.host.rpc_server import RpcServer
 from agent_tty.host.eventlog import RETRY_FIRST_S, RETRY_MAX_S, EventLog
 from agent_tty.host.shutdown import Reason, Shutdown, State
 from agent_tty.host.signals import HostSignals
@@ -34,7 +35,6 @@ from agent_tty.storage.records import ProgramRecord
 from agent_tty.terminal.output import RESULT_OUTPUT_MAX, OutputSearch, ProgramOutput, command_text, plain_text, result_output, visible
 
 if TYPE_CHECKING:
-    from agent_tty.platform.loopback import Gate
     from agent_tty.terminal.screen import SearchText
 
 READ_CHUNK = 65536
@@ -53,16 +53,6 @@ HOLD_S = 0.05
 """An escape sequence cut by a read, mid-echo, waits this long at most for its end (ADR 0007)."""
 PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
 """Bracketed paste (DECSET 2004): what the program reads around a paste."""
-HANDSHAKE_S = 2.0
-"""How long a connection in a transport's handshake may go without a step before it is dropped
-(a stranger's: a hello, then nothing or a wrong proof, so 2 periods at most)."""
-HANDSHAKE_LINE_MAX = 512
-"""The longest handshake line a host reads (the caller's two are under 100 bytes each)."""
-MAX_UNPROVEN = 64
-"""Connections in their handshake at once; past it the oldest is dropped. A stranger flooding a
-loopback port holds at most this many descriptors and about 64 KiB of the host's memory."""
-ACCEPT_PAUSE_S = 0.1
-"""After a failed accept (out of descriptors), the host accepts again this long after."""
 INPUT_BACKLOG = 1 << 20
 """Input bytes held for a program that reads slowly: past this, a streamed input's answer
 waits until the program has read down to it (the CLI sends the next part only then)."""
@@ -95,20 +85,11 @@ class Host:
         self.group = group
         self.signals = signals
         self.idle_timeout_s = idle_timeout_ms / 1000 if idle_timeout_ms else None
-        self.selector = selectors.DefaultSelector()
-        self.server: socket.socket | None = None
-        self.socket_path: str | None = None
-        self.timers: list[tuple[float, int, Callable[[], None]]] = []
-        self._timer_ids = itertools.count()
-        self.cancelled: set[int] = set()
+        self.reactor = Reactor(lambda: self.done)
         self.shutdown = Shutdown(self, platform, writer, events, paths.destroyed_marker)
         self.exit: ProgramExit | None = None
+        self.rpc = RpcServer(self, self.reactor.selector)
         self.waiters: list[socket.socket] = []
-        self.buffers: dict[socket.socket, bytearray] = {}
-        self.gates: dict[socket.socket, Gate] = {}
-        """Connections still in the transport's handshake (a loopback port's), and their gate."""
-        self.replied = False
-        """A reply has been sent: the screen model is built at the end of this loop turn."""
         self.last_activity = time.monotonic()
         self.last_output = time.monotonic()
         self.to_program = bytearray()
@@ -152,52 +133,35 @@ class Host:
     # ------------------------------------------------------------------ timers
 
     def after(self, delay: float, callback: Callable[[], None]) -> int:
-        timer_id = next(self._timer_ids)
-        heapq.heappush(self.timers, (time.monotonic() + delay, timer_id, callback))
-        return timer_id
+        return self.reactor.after(delay, callback)
 
     def cancel(self, timer_id: int) -> None:
-        self.cancelled.add(timer_id)
-
-    def _run_timers(self) -> None:
-        now = time.monotonic()
-        while self.timers and self.timers[0][0] <= now and not self.done:
-            _, timer_id, callback = heapq.heappop(self.timers)
-            if timer_id in self.cancelled:
-                self.cancelled.discard(timer_id)
-                continue
-            callback()
+        self.reactor.cancel(timer_id)
 
     # ------------------------------------------------------------------ start and loop
 
     def listen(self, path: str) -> None:
-        server = current().listen(path)
-        self.server, self.socket_path = server, path
-        self.selector.register(server, selectors.EVENT_READ, self._on_accept)
+        self.rpc.listen(path)
 
     def run(self) -> int:
-        self.selector.register(self.program.fd, selectors.EVENT_READ, self._on_program_io)
-        self.selector.register(self.signals.fd, selectors.EVENT_READ, self._on_signal)
+        self.reactor.selector.register(self.program.fd, selectors.EVENT_READ, self._on_program_io)
+        self.reactor.selector.register(self.signals.fd, selectors.EVENT_READ, self._on_signal)
         if self.idle_timeout_s:
             self.after(min(1.0, self.idle_timeout_s), self._check_idle)
         self.after(FOLDER_CHECK_S, self._check_folder)
         self._check_signals()
         while not self.done:
-            timeout = max(0.0, self.timers[0][0] - time.monotonic()) if self.timers else None
+            timeout = self.reactor.next_due()
             if not self.live.built:
                 timeout = IDLE_BUILD_S if timeout is None else min(timeout, IDLE_BUILD_S)
-            events = self.selector.select(timeout)
-            for key, mask in events:
-                key.data(key.fileobj, mask)
-                if self.done:
-                    break
-            if (self.replied or not events) and not self.live.built and not self.done:
+            ready = self.reactor.poll(timeout)
+            if (self.rpc.replied or not ready) and not self.live.built and not self.done:
                 # The first reply (create's readiness ping) has gone out: build now, while
                 # create exits and its caller starts, not when the first command needs it.
                 self.live.screen()
             if self.replies.burst_began() and not self.done:
                 self._log_marker(DROPPED_LABEL)
-            self._run_timers()
+            self.reactor.run_timers()
             if not self.done and self.shutdown.state is not State.FOLDER_GONE:
                 self._rotate_log()
         self._close()
@@ -209,11 +173,10 @@ class Host:
             self._finish_wait(wait, {"matched": False, "ended": True, **self._end_fields()})
         self.waits.clear()
         for waiter in self.waiters:
-            self._reply(waiter, {"status": self.writer.current.status.value, **self._end_fields()})
+            self.rpc.reply(waiter, {"status": self.writer.current.status.value, **self._end_fields()})
             waiter.close()
         self.waiters.clear()
-        for conn in list(self.buffers):
-            self._drop(conn)  # connections kept open between requests: their callers read EOF
+        self.rpc.drop_all()  # connections kept open between requests: their callers read EOF
         self.stop_serving()
         self.program.close()
         self.events.close()
@@ -238,7 +201,7 @@ class Host:
     def _on_output(self) -> None:
         data = self.program.read(READ_CHUNK)
         if data is None:
-            self.selector.unregister(self.program.fd)
+            self.reactor.selector.unregister(self.program.fd)
             self._check_exit()
             return
         if data:
@@ -303,7 +266,7 @@ class Host:
 
     def _cancel_hold(self) -> None:
         if self.hold_timer is not None:
-            self.cancelled.add(self.hold_timer)
+            self.cancel(self.hold_timer)
             self.hold_timer = None
 
     def _flush_held(self) -> None:
@@ -360,15 +323,14 @@ class Host:
             self._answer_inputs()
         mask = selectors.EVENT_READ | (selectors.EVENT_WRITE if self.to_program else 0)
         try:
-            self.selector.modify(self.program.fd, mask, self._on_program_io)
+            self.reactor.selector.modify(self.program.fd, mask, self._on_program_io)
         except (KeyError, ValueError):
             pass
 
     def _answer_inputs(self) -> None:
         waiting, self.input_waiters = self.input_waiters, []
         for conn, result in waiting:
-            self._reply(conn, result)
-            self._served(conn)
+            self.rpc.answer(conn, result)
 
     def _input(self, data: bytes, kind: str, continues_paste: bool = False) -> int:
         self._require_commandable()
@@ -396,7 +358,7 @@ class Host:
                 self.wait_timer = self.after(WAIT_CHECK_S, self._check_waits)
             return
         if self.wait_timer is not None:
-            self.cancelled.add(self.wait_timer)  # this check, now or at wait_next, replaces it
+            self.cancel(self.wait_timer)  # this check, now or at wait_next, replaces it
             self.wait_timer = None
         now = time.monotonic()
         if now < self.wait_next:
@@ -420,8 +382,7 @@ class Host:
                         matched = wait.matches(text)
                 except AgentTtyError as err:  # the pattern ran past its budget (regex_budget)
                     self.waits.remove(wait)
-                    self._reply_error(wait.conn, err)
-                    self._served(wait.conn)
+                    self.rpc.answer_error(wait.conn, err)
                     continue
                 if matched:
                     self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
@@ -454,8 +415,7 @@ class Host:
             if not result.get("completed"):  # timed out, or the program ended first
                 result = {**result, **self._run_output_so_far(wait)}
         result = {**result, **self._wait_output(wait)}
-        self._reply(wait.conn, result)
-        self._served(wait.conn)
+        self.rpc.answer(wait.conn, result)
 
     def _run_completed(self, token: str, status: int) -> None:
         for wait in list(self.waits):
@@ -504,8 +464,7 @@ class Host:
                 continue
             if held.deadline is not None and now >= held.deadline:
                 self.held_runs.pop(0)
-                self._reply(held.conn, {"seq": None, "completed": False, "timedOut": True})
-                self._served(held.conn)
+                self.rpc.answer(held.conn, {"seq": None, "completed": False, "timedOut": True})
                 continue
             self.held_timer = self.after(HELD_POLL_S, self._type_held_runs)
             return
@@ -518,13 +477,11 @@ class Host:
         try:
             seq = self._input((held.command + held.postamble + "\r").encode("utf-8", "surrogateescape"), "run")
         except AgentTtyError as err:
-            self._reply_error(held.conn, err)
-            self._served(held.conn)
+            self.rpc.answer_error(held.conn, err)
             return
         self._arm_echo(held.command, held.postamble)
         if not held.wait:
-            self._reply(held.conn, {"seq": seq, "completed": False, "timedOut": False})
-            self._served(held.conn)
+            self.rpc.answer(held.conn, {"seq": seq, "completed": False, "timedOut": False})
             return
         echoes = tuple(held.command.split("\n")[1:])
         self._add_wait(Wait(held.conn, "run", held.deadline, token=held.token, seq=seq, echoes=echoes))
@@ -534,7 +491,7 @@ class Host:
         check queued for earlier waits (up to WAIT_CHECK_S away) comes due."""
         self.waits.append(wait)
         if self.wait_timer is not None:
-            self.cancelled.add(self.wait_timer)
+            self.cancel(self.wait_timer)
         self.wait_timer = self.after(0, self._check_waits)
 
     def _on_signal(self, _fd: object, _mask: int) -> None:
@@ -592,8 +549,7 @@ class Host:
         ended = {"exitCode": self.exit.exit_code if self.exit else None, "exitSignal": self.exit.exit_signal if self.exit else None}
         held, self.held_runs = self.held_runs, []
         for run in held:  # never typed: the program ended before its shell read them
-            self._reply(run.conn, {"seq": None, "completed": False, "ended": True, "timedOut": False, **ended})
-            self._served(run.conn)
+            self.rpc.answer(run.conn, {"seq": None, "completed": False, "ended": True, "timedOut": False, **ended})
         for wait in list(self.waits):
             if wait.kind == "exit":
                 self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq, **ended})
@@ -663,19 +619,7 @@ class Host:
         trusted_socket_path checked). At the end, and once the folder is gone (no caller can
         reach the session through its records; a kept connection is answered
         SESSION_NOT_RUNNING, as shutdown is set)."""
-        if self.server is None:
-            return
-        try:
-            self.selector.unregister(self.server)
-        except (KeyError, ValueError):
-            pass
-        self.server.close()
-        self.server = None
-        if self.socket_path:
-            try:
-                os.unlink(self.socket_path)
-            except OSError:
-                pass
+        self.rpc.stop_serving()
 
     def _check_idle(self) -> None:
         if self.shutdown.state is not State.SERVING or self.exit is not None or self.idle_timeout_s is None:
@@ -686,175 +630,6 @@ class Host:
             self.shutdown.begin(Reason.IDLE)
         else:
             self.after(min(1.0, self.idle_timeout_s - idle), self._check_idle)
-
-    # ------------------------------------------------------------------ RPC
-
-    def _on_accept(self, server: object, _mask: int) -> None:
-        assert self.server is not None
-        try:
-            conn, _ = self.server.accept()
-        except (BlockingIOError, InterruptedError):
-            return
-        except OSError:
-            # Out of descriptors (EMFILE, ENFILE) or a caller gone mid-accept: the caller
-            # waits in the queue; stop accepting for a moment rather than spin or die.
-            self.selector.unregister(self.server)
-            self.after(ACCEPT_PAUSE_S, self._resume_accept)
-            return
-        try:
-            conn.setblocking(False)
-            gate = current().gate(self.server, conn)
-        except OSError:
-            conn.close()  # a caller gone before we took it
-            return
-        self.buffers[conn] = bytearray()
-        if gate is not None:
-            if len(self.gates) >= MAX_UNPROVEN:
-                self._drop(next(iter(self.gates)))  # the oldest: strangers must keep coming to crowd anyone out
-            self.gates[conn] = gate
-            self.after(HANDSHAKE_S, lambda: self._expire_gate(conn, gate, 0))
-        self.selector.register(conn, selectors.EVENT_READ, self._on_request_data)
-
-    def _expire_gate(self, conn: socket.socket, gate: Gate, steps: int) -> None:
-        """A connection that has not proven itself is dropped once a period passed without a
-        step of its handshake (a stranger holds a descriptor of ours briefly), but not for time
-        the host itself was busy: a step it took meanwhile gives the caller another period."""
-        if self.gates.get(conn) is not gate:
-            return
-        if gate.steps > steps or self._unread(conn):
-            self.after(HANDSHAKE_S, lambda: self._expire_gate(conn, gate, gate.steps))
-            return
-        self._drop(conn)
-
-    @staticmethod
-    def _unread(conn: socket.socket) -> bool:
-        """Bytes wait on `conn` that the host has not read (it was busy): not the caller's delay."""
-        try:
-            return bool(conn.recv(1, socket.MSG_PEEK))
-        except OSError:  # nothing to read now (EAGAIN), or the connection failed
-            return False
-
-    def _pass_gate(self, conn: socket.socket, line: bytes) -> None:
-        """One line of a connection's handshake; a caller that fails it is dropped unanswered."""
-        try:
-            reply = self.gates[conn].step(line)
-            if reply is not None:
-                conn.sendall(reply)  # a few dozen bytes to a fresh connection: never blocks
-        except OSError:  # loopback.NotProven among them
-            self._drop(conn)
-            return
-        if self.gates[conn].passed:
-            del self.gates[conn]
-        self._served(conn)
-
-    def _resume_accept(self) -> None:
-        if self.server is not None and not self.done:
-            self.selector.register(self.server, selectors.EVENT_READ, self._on_accept)
-
-    def _drop(self, conn: socket.socket) -> None:
-        try:
-            self.selector.unregister(conn)
-        except (KeyError, ValueError):
-            pass
-        self.buffers.pop(conn, None)
-        self.gates.pop(conn, None)
-        conn.close()
-
-    def _on_request_data(self, conn: socket.socket, _mask: int) -> None:
-        try:
-            # An unproven caller's bytes are read a handshake line at a time: it holds no more of ours.
-            chunk = conn.recv(HANDSHAKE_LINE_MAX if conn in self.gates else 65536)
-        except BlockingIOError:
-            return
-        except OSError:
-            chunk = b""
-        if not chunk:
-            self._drop(conn)
-            return
-        buffer = self.buffers[conn]
-        buffer.extend(chunk)
-        if conn in self.gates and len(buffer) > HANDSHAKE_LINE_MAX and b"\n" not in buffer[:HANDSHAKE_LINE_MAX]:
-            self._drop(conn)  # an unproven caller gets no room for anything but a handshake line
-            return
-        if b"\n" not in buffer:
-            if len(buffer) > rpc.MAX_MESSAGE:
-                self._reply_error(conn, AgentTtyError(ErrorCode.PROTOCOL_ERROR, "RPC message too large"))
-                self._drop(conn)
-            return
-        self._serve_next(conn)
-
-    def _serve_next(self, conn: socket.socket) -> None:
-        """Answer the next whole request line of `conn`. The connection leaves the selector until
-        its answer has gone (a wait or a run answers later), so its requests are answered one
-        after another, in order; `_served` then takes it back for the next one."""
-        buffer = self.buffers.get(conn)
-        if buffer is None or self.done:
-            return
-        end = buffer.find(b"\n")
-        if end < 0:
-            return
-        if end > rpc.MAX_MESSAGE:
-            self._reply_error(conn, AgentTtyError(ErrorCode.PROTOCOL_ERROR, "RPC message too large"))
-            self._drop(conn)
-            return
-        line = bytes(buffer[:end])
-        del buffer[: end + 1]
-        try:
-            self.selector.unregister(conn)
-        except (KeyError, ValueError):
-            pass
-        if conn in self.gates:
-            self._pass_gate(conn, line)
-            return
-        try:
-            result = self._dispatch(rpc.decode(line), conn)
-        except AgentTtyError as err:
-            self._reply_error(conn, err)
-            self._served(conn)
-            return
-        except Exception as err:  # a bug in one request must not end the session
-            from agent_tty.host.main import log_crash
-
-            log_crash(self.paths)
-            self._reply_error(conn, AgentTtyError(ErrorCode.INTERNAL_ERROR, f"host error: {type(err).__name__}: {err}"))
-            self._served(conn)
-            return
-        if result is not None:
-            self._reply(conn, result)
-            self._served(conn)
-
-    def _served(self, conn: socket.socket) -> None:
-        """A request of `conn` has its answer: the connection waits for its next request (a
-        caller that sent one request and closes, as every CLI does, is dropped at its EOF)."""
-        if self.done or conn not in self.buffers or conn.fileno() < 0:
-            self._drop(conn)
-            return
-        if b"\n" in self.buffers[conn]:
-            # A request sent before this answer came: answer it on a later loop turn (not by
-            # recursion, and after what else is ready). Nothing more is read meanwhile, so a
-            # caller's queue holds at most one read past a whole line.
-            self.after(0, lambda: self._serve_next(conn))
-            return
-        try:
-            conn.setblocking(False)
-            self.selector.register(conn, selectors.EVENT_READ, self._on_request_data)
-        except (OSError, ValueError, KeyError):
-            self._drop(conn)
-
-    def _reply(self, conn: socket.socket, result: dict[str, Any]) -> None:
-        self._send(conn, {"ok": True, "result": result})
-
-    def _reply_error(self, conn: socket.socket, err: AgentTtyError) -> None:
-        self._send(conn, {"ok": False, "error": {"code": err.code.value, "message": err.message, "details": err.details}})
-
-    def _send(self, conn: socket.socket, message: dict[str, Any]) -> None:
-        self.replied = True
-        try:
-            conn.setblocking(True)
-            conn.settimeout(1.0)
-            conn.sendall(rpc.encode_reply(message))
-        except OSError:
-            pass
 
     def _program_in_foreground(self) -> str | None:
         """The session's program's name while its own group has the terminal (`create --
@@ -882,7 +657,12 @@ class Host:
                 status=status.value,
             )
 
-    def _dispatch(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
+    def log_crash(self) -> None:
+        from agent_tty.host.main import log_crash
+
+        log_crash(self.paths)
+
+    def dispatch(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
         """One request, to the handler of its op (`_op_<op>`, one for each of protocol/rpc.OPS):
         its answer, or None when the answer comes later (the handler keeps `conn`)."""
         op = request.get("op")

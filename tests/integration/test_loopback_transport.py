@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from agent_tty.host.loop import HANDSHAKE_S
+from agent_tty.host.rpc_server import HANDSHAKE_S
 from agent_tty.platform import loopback
 from tests.conftest import Cli, pid_alive, wait_until
 
@@ -174,7 +174,7 @@ def test_a_crowd_of_strangers_holds_a_bounded_share_of_the_host(loop: Cli) -> No
     """Strangers flood the port with hellos and junk: the host keeps at most MAX_UNPROVEN of
     them (the oldest go first), each with at most a line's worth of its memory, and serves its
     own callers meanwhile."""
-    from agent_tty.host.loop import MAX_UNPROVEN
+    from agent_tty.host.rpc_server import MAX_UNPROVEN
 
     created = loop.create("cat")
     sid, host = created["sessionId"], created["hostPid"]

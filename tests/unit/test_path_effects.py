@@ -54,7 +54,7 @@ REVIEWED = {
     ("platform/system.py", "listen", ".bind"),
     ("platform/system.py", "listen", "os.chmod"),
     ("platform/system.py", "connect", ".connect"),
-    ("host/loop.py", "stop_serving", "os.unlink"),
+    ("host/rpc_server.py", "stop_serving", "os.unlink"),
     # The loopback transport (docs/adr/0021): the address file at that same checked socket path,
     # written and read through storage/fs.py (a leftover under a new name is unlinked in that
     # folder); bind and connect name 127.0.0.1 only.
@@ -131,9 +131,9 @@ SOCKET_READS = {
     ("host/main.py", "_start"),  # trusted_socket_path, then listen
     ("lifecycle/create.py", "create"),  # the path create itself just chose
     ("ops/sessions.py", "inspect"),  # shown, never used
-    ("host/loop.py", "Host.__init__"),  # the host's own attribute of that name
-    ("host/loop.py", "Host.listen"),
-    ("host/loop.py", "Host.stop_serving"),
+    ("host/rpc_server.py", "RpcServer.__init__"),  # the server's own attribute of that name
+    ("host/rpc_server.py", "RpcServer.listen"),
+    ("host/rpc_server.py", "RpcServer.stop_serving"),
     ("protocol/rpc.py", "Connection.__init__"),  # its own attribute: a path its caller checked (Engine.socket)
     ("protocol/rpc.py", "Connection._open"),
 }
