@@ -19,7 +19,39 @@ class FrozenInstanceError(AttributeError):
     """An assignment to a field of a frozen instance (as dataclasses names it)."""
 
 
-class Frozen:
+class ByValue:
+    """Equality, hashing and the dataclass repr by a class's field values, and no assignment
+    after construction: what Frozen and the records (storage/schema.py) share."""
+
+    __slots__ = ()
+
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        raise NotImplementedError
+
+    def _values(self) -> tuple[Any, ...]:
+        raise NotImplementedError
+
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is self.__class__:
+            return self._values() == other._values()  # type: ignore[attr-defined, no-any-return]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self._values())
+
+    def __repr__(self) -> str:
+        shown = ", ".join(f"{name}={value!r}" for name, value in zip(self.field_names(), self._values()))
+        return f"{type(self).__qualname__}({shown})"
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise FrozenInstanceError(f"cannot assign to field {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise FrozenInstanceError(f"cannot delete field {name!r}")
+
+
+class Frozen(ByValue):
     __slots__: tuple[str, ...] = ()
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
@@ -40,26 +72,12 @@ class Frozen:
         for name in fields:
             object.__setattr__(self, name, values[name])
 
+    @classmethod
+    def field_names(cls) -> tuple[str, ...]:
+        return cls.__slots__
+
     def _values(self) -> tuple[Any, ...]:
         return tuple(getattr(self, name) for name in type(self).__slots__)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return self._values() == other._values()  # type: ignore[attr-defined, no-any-return]
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{name}={getattr(self, name)!r}" for name in type(self).__slots__)
-        return f"{type(self).__qualname__}({shown})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     def __reduce__(self) -> tuple[type[Self], tuple[Any, ...]]:
         # copy and pickle rebuild through __init__: their default sets each slot with setattr,

@@ -14,7 +14,7 @@ import math
 import sys
 import types
 
-from agent_tty.frozen import FrozenInstanceError, missing_arguments
+from agent_tty.frozen import ByValue, missing_arguments
 
 
 class RecordError(ValueError):
@@ -99,7 +99,7 @@ def field(*, default_factory: Callable) -> Any:  # type: ignore[type-arg]
     return _Factory(default_factory)
 
 
-class Record:
+class Record(ByValue):
     """Base of every record: frozen, compared by value, whose JSON keys are the camelCase field names.
 
     Subclasses declare their fields as annotations, with defaults as class attributes (or
@@ -168,24 +168,6 @@ class Record:
     def _values(self) -> tuple[Any, ...]:
         own = self.__dict__
         return tuple(own[f.name] for f in self._fields)
-
-    def __eq__(self, other: object) -> bool:
-        if other.__class__ is self.__class__:
-            return self._values() == other._values()  # type: ignore[attr-defined, no-any-return]
-        return NotImplemented
-
-    def __hash__(self) -> int:
-        return hash(self._values())
-
-    def __repr__(self) -> str:
-        shown = ", ".join(f"{f.name}={self.__dict__[f.name]!r}" for f in self._fields)
-        return f"{type(self).__qualname__}({shown})"
-
-    def __setattr__(self, name: str, value: object) -> None:
-        raise FrozenInstanceError(f"cannot assign to field {name!r}")
-
-    def __delattr__(self, name: str) -> None:
-        raise FrozenInstanceError(f"cannot delete field {name!r}")
 
     @classmethod
     def field_names(cls) -> tuple[str, ...]:
