@@ -24,6 +24,9 @@ CONSTANTS
     LeafUnseen,     \* with Cgroup: destroy, list and gc run in another cgroup namespace than
                     \* the host, where the leaf's recorded path is missing while the leaf runs
     Foreign,        \* a process of another user may join the group (sudo cmd &)
+    CheckFails,     \* every read of program.json by destroy, list and gc fails while it exists
+                    \* (EACCES, EIO: an errno no retry changes, UNREADABLE_ERRNOS)
+    Refused,        \* the /proc of destroy, list and gc refuses the program's autogroup
     Win32,          \* SIGTERM ends the host at once, as on Windows
     DestroyKinds,   \* subset of {"plain", "force"}
     DestroyPlaces,  \* subset of {"outside", "inside"}
@@ -41,7 +44,8 @@ CONSTANTS
     CreateRecordsHost, ReusedIdReadsGone, ProvesHostPid, FreezesUnseenGroup,
     GcProbesUnseenGroup, GcFreezesUnseenGroup, GcSkipsNonCollectable,
     GcFinalCheck, ShutdownChecksCommandable, ReconcileRecordsExit,
-    MissingLeafNeedsSameRoot
+    MissingLeafNeedsSameRoot, ForceSkipsUnreadableGroup, ReconcileSkipsTerminal,
+    HostSerializesWrites
 
 VARIABLES
     \* ---- the session folder
@@ -50,7 +54,7 @@ VARIABLES
     leader, leftover, foreign, foreignUsed, reused, tokenOk,
     \* ---- the host: its place, its in-memory manifest and shutdown state
     hpc, hAlive, hPidReused, hMf, hExit, hShutdown, hTimer, hWait, hResized,
-    termSent, destroyReq, destroyHandled,
+    termSent, destroyReq, destroyHandled, hLate,
     \* ---- create, the other command, gc, destroy
     cpc, cGaveUp,
     opc, oCopy, oRound,
@@ -64,7 +68,7 @@ VARIABLES
 folderVars == <<folder, mf, hostJson, programJson, markDestroyed, markCreateFailed, sock>>
 groupVars == <<leader, leftover, foreign, foreignUsed, reused, tokenOk>>
 hostVars == <<hpc, hAlive, hPidReused, hMf, hExit, hShutdown, hTimer, hWait, hResized,
-              termSent, destroyReq, destroyHandled>>
+              termSent, destroyReq, destroyHandled, hLate>>
 createVars == <<cpc, cGaveUp>>
 otherVars == <<opc, oCopy, oRound>>
 gcVars == <<gpc, gDestroyed>>
@@ -114,7 +118,10 @@ Verdict(view) ==
     ELSE IF ~OwnSpace(view) THEN (IF UnsharedGroupReadsUnknown THEN "unshared" ELSE "gone")
     ELSE IF ~KillsProgramGroup THEN (IF leader = "runs" THEN "owned" ELSE "gone")
     ELSE IF Token THEN
-        IF ~tokenOk
+        \* Refused: a live member whose autogroup the CLI may not read: "cannot tell"
+        IF Refused /\ view = "cli" /\ (leader = "runs" \/ (leftover /\ ~Unseen) \/ foreign \/ reused)
+        THEN "unknown"
+        ELSE IF ~tokenOk
         THEN (IF leader = "runs" \/ (leftover /\ ~Unseen) \/ foreign \/ reused THEN "unproven" ELSE "gone")
         ELSE IF leader = "runs" \/ (leftover /\ ~Unseen) \/ foreign THEN "owned"
         ELSE IF reused THEN "unproven"
@@ -123,6 +130,9 @@ Verdict(view) ==
     ELSE IF reused THEN "unproven"
     ELSE IF foreign \/ (leftover /\ ~Unseen) THEN "unknown"
     ELSE "gone"
+
+\* CheckFails: Engine.group raises for destroy, list and gc while program.json exists
+GroupReadFails(view) == CheckFails /\ view = "cli" /\ programJson
 
 \* linux_autogroup _frozen_judgement: SIGSTOP to the id holds a fork chain in view.
 FrozenOwned(view) ==
@@ -211,6 +221,7 @@ Init ==
     /\ hpc = "none" /\ hAlive = FALSE /\ hPidReused = FALSE /\ hMf = NoManifest
     /\ hExit = FALSE /\ hShutdown = "none" /\ hTimer = FALSE /\ hWait = "none"
     /\ hResized = FALSE /\ termSent = FALSE /\ destroyReq = FALSE /\ destroyHandled = FALSE
+    /\ hLate = FALSE
     /\ cpc = "launch" /\ cGaveUp = FALSE
     /\ opc = "read" /\ oCopy = NoManifest /\ oRound = 0
     /\ gpc = "read" /\ gDestroyed = FALSE
@@ -230,7 +241,7 @@ CreateLaunchesHost ==
     /\ cpc = "launch"
     /\ hpc' = "wait" /\ hAlive' = TRUE
     /\ cpc' = IF CreateRecordsHost THEN "hostjson" ELSE "manifest"
-    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hMf, hExit, hShutdown, hTimer, hWait,
+    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait,
                    hResized, termSent, destroyReq, destroyHandled, cGaveUp, otherVars, gcVars,
                    destroyVars, historyVars>>
 
@@ -277,7 +288,7 @@ CreateSendsSigterm ==
             /\ UNCHANGED <<termSent>>
        ELSE /\ termSent' = (termSent \/ (CreateStopsOnGiveUp /\ hAlive))
             /\ UNCHANGED <<hAlive, hpc>>
-    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hMf, hExit, hShutdown, hTimer, hWait,
+    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait,
                    hResized, destroyReq, destroyHandled, cGaveUp, otherVars, gcVars, destroyVars,
                    historyVars>>
 
@@ -299,7 +310,7 @@ HostReadsManifest ==
              ELSE HostGoes(TRUE) /\ UNCHANGED hMf
        \/ /\ ~termSent /\ mf.status = "none" /\ (cpc = "done" \/ ~HostWaitsForManifest)
           /\ HostGoes(TRUE) /\ UNCHANGED hMf
-    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hExit, hShutdown, hTimer, hWait, hResized,
+    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hLate, hExit, hShutdown, hTimer, hWait, hResized,
                    termSent, destroyReq, destroyHandled, createVars, otherVars, gcVars,
                    destroyVars, everTerminal, everNamed, exitRecorded, removedOnce,
                    gcRemovedLive, unrelatedKilled, unrelatedHostKilled, exitedOnOwn,
@@ -312,7 +323,7 @@ HostWritesIdentity ==
        THEN hostJson' = TRUE /\ hpc' = "check1" /\ UNCHANGED hAlive
        ELSE hpc' = "gone" /\ hAlive' = FALSE /\ UNCHANGED hostJson
     /\ UNCHANGED <<folder, mf, programJson, markDestroyed, markCreateFailed, sock, groupVars,
-                   hPidReused, hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent,
+                   hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent,
                    destroyReq, destroyHandled, createVars, otherVars, gcVars, destroyVars, historyVars>>
 
 \* _start: `if exists(paths.create_failed_marker) or signals.term: return 0`
@@ -321,7 +332,7 @@ HostChecksBeforeSpawn ==
     /\ IF (markCreateFailed /\ HostChecksCreateFailed) \/ termSent
        THEN hpc' = "gone" /\ hAlive' = FALSE
        ELSE hpc' = "spawn" /\ UNCHANGED hAlive
-    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hMf, hExit, hShutdown, hTimer, hWait,
+    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait,
                    hResized, termSent, destroyReq, destroyHandled, createVars, otherVars,
                    gcVars, destroyVars, historyVars>>
 
@@ -339,7 +350,7 @@ HostSpawns ==
        THEN programJson' = TRUE /\ hpc' = "startup"
        ELSE hpc' = "abandon" /\ UNCHANGED <<programJson>>
     /\ UNCHANGED <<folder, mf, hostJson, markDestroyed, markCreateFailed, sock, leftover, foreign,
-                   foreignUsed, reused, hAlive, hPidReused, hMf, hExit, hShutdown, hTimer, hWait,
+                   foreignUsed, reused, hAlive, hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait,
                    hResized, termSent, destroyReq, destroyHandled, createVars, otherVars, gcVars,
                    destroyVars, historyVars>>
 
@@ -348,18 +359,35 @@ HostWritesProgram ==
     /\ hpc = "program" /\ hAlive
     /\ IF folder THEN programJson' = TRUE /\ hpc' = "startup" ELSE hpc' = "abandon" /\ UNCHANGED programJson
     /\ UNCHANGED <<folder, mf, hostJson, markDestroyed, markCreateFailed, sock, groupVars, hAlive,
-                   hPidReused, hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent,
+                   hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent,
                    destroyReq, destroyHandled, createVars, otherVars, gcVars, destroyVars, historyVars>>
 
-\* _start: writer.write(status=RUNNING, host_pid, child_pid): the start-up write
+\* _start: writer.write(status=RUNNING, host_pid, child_pid): the start-up write. Without
+\* HostSerializesWrites (the seed's mutant: each write an independent asynchronous write) the
+\* write is in flight (hLate) while the host goes on, and lands at any later step of the host.
 HostStartupWrite ==
     /\ hpc = "startup" /\ hAlive
-    /\ IF CanWrite
-       THEN LET new == [hMf EXCEPT !.status = "running", !.host = TRUE, !.child = TRUE] IN
-            /\ WriteMf(new) /\ hMf' = new /\ hpc' = "check2"
-       ELSE hpc' = "abandon" /\ UNCHANGED <<mfVars, hMf>>
+    /\ LET new == [hMf EXCEPT !.status = "running", !.host = TRUE, !.child = TRUE] IN
+       IF ~HostSerializesWrites
+       THEN hMf' = new /\ hLate' = TRUE /\ hpc' = "check2" /\ UNCHANGED mfVars
+       ELSE IF CanWrite
+       THEN WriteMf(new) /\ hMf' = new /\ hpc' = "check2" /\ UNCHANGED hLate
+       ELSE hpc' = "abandon" /\ UNCHANGED <<mfVars, hMf, hLate>>
     /\ UNCHANGED <<hostJson, programJson, markDestroyed, markCreateFailed, sock, groupVars, hAlive,
                    hPidReused, hExit, hShutdown, hTimer, hWait, hResized, termSent, destroyReq,
+                   destroyHandled, createVars, otherVars, gcVars, destroyVars, removedOnce,
+                   gcRemovedLive, unrelatedKilled, unrelatedHostKilled, exitedOnOwn,
+                   destroyKilled, hostFailedStart, groupSignalled, waitPassedReused, repaired, leftoverKilled>>
+
+\* The start-up write in flight lands (only without HostSerializesWrites); it dies with the host
+HostLateWriteLands ==
+    /\ hLate /\ hAlive
+    /\ hLate' = FALSE
+    /\ IF CanWrite
+       THEN WriteMf([NoManifest EXCEPT !.status = "running", !.host = TRUE, !.child = TRUE])
+       ELSE UNCHANGED mfVars
+    /\ UNCHANGED <<hostJson, programJson, markDestroyed, markCreateFailed, sock, groupVars, hpc, hAlive,
+                   hPidReused, hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent, destroyReq,
                    destroyHandled, createVars, otherVars, gcVars, destroyVars, removedOnce,
                    gcRemovedLive, unrelatedKilled, unrelatedHostKilled, exitedOnOwn,
                    destroyKilled, hostFailedStart, groupSignalled, waitPassedReused, repaired, leftoverKilled>>
@@ -369,7 +397,7 @@ HostAbandons ==
     /\ hpc = "abandon" /\ hAlive
     /\ KillGroup("host")
     /\ hpc' = "gone" /\ hAlive' = FALSE
-    /\ UNCHANGED <<folderVars, foreignUsed, reused, tokenOk, hPidReused, hMf, hExit, hShutdown,
+    /\ UNCHANGED <<folderVars, foreignUsed, reused, tokenOk, hPidReused, hLate, hMf, hExit, hShutdown,
                    hTimer, hWait, hResized, termSent, destroyReq, destroyHandled, createVars,
                    otherVars, gcVars, destroyVars, everTerminal, everNamed, exitRecorded,
                    removedOnce, gcRemovedLive, unrelatedHostKilled, exitedOnOwn,
@@ -397,7 +425,7 @@ Shutdown(reason, next) ==
 
 ShutdownUnchanged ==
     <<hostJson, programJson, markDestroyed, markCreateFailed, sock, foreignUsed, reused, tokenOk,
-      hAlive, hPidReused, hExit, hResized, createVars, otherVars, gcVars, destroyVars,
+      hAlive, hPidReused, hLate, hExit, hResized, createVars, otherVars, gcVars, destroyVars,
       removedOnce, gcRemovedLive, unrelatedHostKilled, exitedOnOwn, destroyKilled,
       hostFailedStart, waitPassedReused, repaired>>
 
@@ -415,7 +443,7 @@ HostListens ==
     /\ hpc = "listen" /\ hAlive
     /\ sock' = TRUE /\ hpc' = "loop"
     /\ UNCHANGED <<folder, mf, hostJson, programJson, markDestroyed, markCreateFailed, groupVars,
-                   hAlive, hPidReused, hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent,
+                   hAlive, hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent,
                    destroyReq, destroyHandled, createVars, otherVars, gcVars, destroyVars, historyVars>>
 
 -----------------------------------------------------------------------------
@@ -444,7 +472,7 @@ HostResizes ==
     /\ hResized' = TRUE
     /\ IF CanWrite THEN WriteMf(hMf) /\ UNCHANGED hpc ELSE hpc' = "done" /\ UNCHANGED mfVars
     /\ UNCHANGED <<hostJson, programJson, markDestroyed, markCreateFailed, sock, groupVars, hAlive,
-                   hPidReused, hMf, hExit, hShutdown, hTimer, hWait, termSent, destroyReq,
+                   hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait, termSent, destroyReq,
                    destroyHandled, createVars, otherVars, gcVars, destroyVars, removedOnce,
                    gcRemovedLive, unrelatedKilled, unrelatedHostKilled, exitedOnOwn,
                    destroyKilled, hostFailedStart, groupSignalled, waitPassedReused, repaired, leftoverKilled>>
@@ -454,7 +482,7 @@ HostKillTimer ==
     /\ hpc = "loop" /\ hAlive /\ hTimer /\ ~hExit
     /\ hTimer' = FALSE
     /\ KillGroup("host")
-    /\ UNCHANGED <<folderVars, foreignUsed, reused, tokenOk, hpc, hAlive, hPidReused, hMf, hExit,
+    /\ UNCHANGED <<folderVars, foreignUsed, reused, tokenOk, hpc, hAlive, hPidReused, hLate, hMf, hExit,
                    hShutdown, hWait, hResized, termSent, destroyReq, destroyHandled, createVars,
                    otherVars, gcVars, destroyVars, everTerminal, everNamed, exitRecorded,
                    removedOnce, gcRemovedLive, unrelatedHostKilled, exitedOnOwn,
@@ -476,7 +504,7 @@ HostSeesExit ==
             /\ UNCHANGED KillGroupChanges
        ELSE hpc' = "final" /\ hWait' = "exited" /\ UNCHANGED <<mfVars, hMf, KillGroupChanges>>
     /\ UNCHANGED <<hostJson, programJson, markDestroyed, markCreateFailed, sock, foreignUsed, reused,
-                   tokenOk, hAlive, hPidReused, hShutdown, hResized, termSent, destroyReq,
+                   tokenOk, hAlive, hPidReused, hLate, hShutdown, hResized, termSent, destroyReq,
                    destroyHandled, createVars, otherVars, gcVars, destroyVars, removedOnce,
                    gcRemovedLive, unrelatedHostKilled, exitedOnOwn, destroyKilled,
                    hostFailedStart, waitPassedReused, repaired>>
@@ -488,7 +516,7 @@ HostPollsGroup ==
     /\ IF ~Alive("host") \/ (~HostWaitsForGroup /\ hWait = "destroyed")
        THEN hpc' = IF hWait = "destroyed" THEN "marker" ELSE "final"
        ELSE hpc' = IF hWait = "destroyed" THEN "done" ELSE "final"
-    /\ UNCHANGED <<folderVars, groupVars, hAlive, hPidReused, hMf, hExit, hShutdown, hTimer, hWait,
+    /\ UNCHANGED <<folderVars, groupVars, hAlive, hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait,
                    hResized, termSent, destroyReq, destroyHandled, createVars, otherVars, gcVars,
                    destroyVars, historyVars>>
 
@@ -498,7 +526,7 @@ HostWritesMarker ==
     /\ IF CanWrite
        THEN markDestroyed' = TRUE /\ folder' = TRUE /\ hpc' = "final"
        ELSE hpc' = "done" /\ UNCHANGED <<markDestroyed, folder>>
-    /\ UNCHANGED <<mf, hostJson, programJson, markCreateFailed, sock, groupVars, hAlive, hPidReused,
+    /\ UNCHANGED <<mf, hostJson, programJson, markCreateFailed, sock, groupVars, hAlive, hPidReused, hLate,
                    hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent, destroyReq,
                    destroyHandled, createVars, otherVars, gcVars, destroyVars, historyVars>>
 
@@ -514,7 +542,7 @@ HostWritesTerminal ==
                /\ hpc' = IF HostStopsAfterTerminalWrite THEN "done" ELSE "loop"
           ELSE hpc' = "done" /\ UNCHANGED <<mfVars, hMf>>
     /\ UNCHANGED <<hostJson, programJson, markDestroyed, markCreateFailed, sock, groupVars, hAlive,
-                   hPidReused, hExit, hShutdown, hTimer, hWait, hResized, termSent, destroyReq,
+                   hPidReused, hLate, hExit, hShutdown, hTimer, hWait, hResized, termSent, destroyReq,
                    destroyHandled, createVars, otherVars, gcVars, destroyVars, removedOnce,
                    gcRemovedLive, unrelatedKilled, unrelatedHostKilled, exitedOnOwn,
                    destroyKilled, hostFailedStart, groupSignalled, waitPassedReused, repaired, leftoverKilled>>
@@ -524,7 +552,7 @@ HostCloses ==
     /\ hpc = "done" /\ hAlive
     /\ hpc' = "gone" /\ hAlive' = FALSE /\ sock' = FALSE
     /\ UNCHANGED <<folder, mf, hostJson, programJson, markDestroyed, markCreateFailed, groupVars,
-                   hPidReused, hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent,
+                   hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait, hResized, termSent,
                    destroyReq, destroyHandled, createVars, otherVars, gcVars, destroyVars, historyVars>>
 
 -----------------------------------------------------------------------------
@@ -541,12 +569,13 @@ OtherOnTerminal(copy) ==
     THEN opc' = "repair" /\ UNCHANGED oRound
     ELSE OtherNextRound
 
-\* reconcile: the manifest its caller read (list, inspect, gc and destroy read it first)
+\* reconcile: the manifest its caller read (list, inspect, gc and destroy read it first);
+\* `if is_terminal(manifest.status): return` (ReconcileSkipsTerminal)
 OtherReads ==
     /\ opc = "read"
     /\ oCopy' = mf
     /\ IF mf.status = "none" THEN OtherNextRound
-       ELSE IF Terminal(mf.status) THEN OtherOnTerminal(mf)
+       ELSE IF Terminal(mf.status) /\ ReconcileSkipsTerminal THEN OtherOnTerminal(mf)
        ELSE opc' = "judge" /\ UNCHANGED oRound
     /\ UNCHANGED <<folderVars, groupVars, hostVars, createVars, gcVars, destroyVars, historyVars>>
 
@@ -572,7 +601,7 @@ OtherRereads ==
 \* reconcile: engine.group (program.json) and the kill; Engine.unprovable writes nothing
 OtherKills ==
     /\ opc = "kill"
-    /\ IF ~programJson /\ oCopy.child
+    /\ IF (~programJson /\ oCopy.child) \/ GroupReadFails("cli")   \* unprovable, or the read raises
        THEN OtherNextRound /\ UNCHANGED KillGroupChanges
        ELSE KillGroup("cli") /\ opc' = "wait" /\ UNCHANGED oRound
     /\ UNCHANGED <<oCopy, folderVars, foreignUsed, reused, tokenOk, hostVars, createVars, gcVars,
@@ -650,8 +679,8 @@ GcReads ==
 \* _collect: `if manifest.status is not DESTROYED and _group_runs(...)` (GcKeepsLiveGroup)
 GcJudgesGroup ==
     /\ gpc = "judge"
-    /\ IF GcKeepsLiveGroup /\ ~gDestroyed /\ GcSeesGroupRuns
-       THEN GcSkips
+    /\ IF GcKeepsLiveGroup /\ ~gDestroyed /\ (GroupReadFails("cli") \/ GcSeesGroupRuns)
+       THEN GcSkips   \* a group read that raises skips the session too
        ELSE gpc' = "final" /\ UNCHANGED gDestroyed
     /\ UNCHANGED <<folderVars, groupVars, hostVars, createVars, otherVars, destroyVars, historyVars>>
 
@@ -716,7 +745,7 @@ DestroySendsRpc ==
     /\ IF sock /\ Serving
        THEN destroyReq' = TRUE /\ dpc' = "await"
        ELSE dpc' = "unreach" /\ UNCHANGED destroyReq
-    /\ UNCHANGED <<folderVars, groupVars, hpc, hAlive, hPidReused, hMf, hExit, hShutdown, hTimer,
+    /\ UNCHANGED <<folderVars, groupVars, hpc, hAlive, hPidReused, hLate, hMf, hExit, hShutdown, hTimer,
                    hWait, hResized, termSent, destroyHandled, createVars, otherVars, gcVars,
                    dKind, dInside, dRerun, dCopy, dResult, dSaw, historyVars>>
 
@@ -750,7 +779,7 @@ DestroyKillsHost ==
        ELSE IF hAlive THEN hAlive' = FALSE /\ hpc' = "dead" /\ UNCHANGED unrelatedHostKilled
        ELSE unrelatedHostKilled' = (unrelatedHostKilled \/ hPidReused) /\ UNCHANGED <<hpc, hAlive>>
     /\ dpc' = "waithost"
-    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hMf, hExit, hShutdown, hTimer, hWait,
+    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait,
                    hResized, termSent, destroyReq, destroyHandled, createVars, otherVars, gcVars,
                    dKind, dInside, dRerun, dCopy, dResult, dSaw, everTerminal, everNamed,
                    exitRecorded, removedOnce, gcRemovedLive, unrelatedKilled, exitedOnOwn,
@@ -772,15 +801,23 @@ DestroyForceReads ==
                    dRerun, dSaw, historyVars>>
 
 \* stop_leftovers_then_record_destroyed and _force: kill the group program.json proves
-\* (DestroyStopsLeftovers on the terminal path)
+\* (DestroyStopsLeftovers on the terminal path). A group read that raises (CheckFails) fails a
+\* plain destroy; destroy --force, whose host is proven dead here, reads twice in
+\* _unchecked_group and records destroyed without the group (ForceSkipsUnreadableGroup): its kind
+\* becomes "blind", the ghost that R11, R16 and R20 leave out.
 DestroyKillsGroup ==
     /\ dpc = "kill"
-    /\ IF DestroyStopsLeftovers \/ ~Terminal(dCopy.status)
-       THEN KillGroup("cli") /\ dpc' = "wait"
-       ELSE dpc' = "marker" /\ UNCHANGED KillGroupChanges
+    /\ IF ~DestroyStopsLeftovers /\ Terminal(dCopy.status)
+       THEN dpc' = "marker" /\ UNCHANGED <<KillGroupChanges, dKind, dResult>>
+       ELSE IF GroupReadFails("cli")
+       THEN /\ IF dKind = "force" /\ ForceSkipsUnreadableGroup
+               THEN dpc' = "marker" /\ dKind' = "blind" /\ UNCHANGED dResult
+               ELSE DestroyEnds("error") /\ UNCHANGED dKind
+            /\ UNCHANGED KillGroupChanges
+       ELSE KillGroup("cli") /\ dpc' = "wait" /\ UNCHANGED <<dKind, dResult>>
     /\ UNCHANGED <<folder, mf, hostJson, programJson, markDestroyed, markCreateFailed, sock,
-                   foreignUsed, reused, tokenOk, hostVars, createVars, otherVars, gcVars, dKind,
-                   dInside, dRerun, dCopy, dResult, dSaw, everTerminal, everNamed, exitRecorded,
+                   foreignUsed, reused, tokenOk, hostVars, createVars, otherVars, gcVars,
+                   dInside, dRerun, dCopy, dSaw, everTerminal, everNamed, exitRecorded,
                    removedOnce, gcRemovedLive, unrelatedHostKilled, exitedOnOwn, destroyKilled,
                    hostFailedStart, waitPassedReused, repaired>>
 
@@ -884,7 +921,7 @@ GroupIdReused ==
 HostCrashes ==
     /\ hAlive
     /\ hAlive' = FALSE /\ hpc' = "dead"
-    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hMf, hExit, hShutdown, hTimer, hWait, hResized,
+    /\ UNCHANGED <<folderVars, groupVars, hPidReused, hLate, hMf, hExit, hShutdown, hTimer, hWait, hResized,
                    termSent, destroyReq, destroyHandled, createVars, otherVars, gcVars, destroyVars,
                    historyVars>>
 
@@ -894,7 +931,7 @@ HostPidReused ==
     /\ ~hAlive /\ hpc \in {"gone", "dead"} /\ ~hPidReused
     /\ hPidReused' = TRUE
     /\ UNCHANGED <<folderVars, groupVars, hpc, hAlive, hMf, hExit, hShutdown, hTimer, hWait, hResized,
-                   termSent, destroyReq, destroyHandled, createVars, otherVars, gcVars, destroyVars,
+                   termSent, destroyReq, destroyHandled, hLate, createVars, otherVars, gcVars, destroyVars,
                    historyVars>>
 
 -----------------------------------------------------------------------------
@@ -902,7 +939,7 @@ Next ==
     \/ CreateLaunchesHost \/ CreateWritesHostJson \/ CreateWritesManifest \/ CreateSeesReady
     \/ CreateGivesUp \/ CreateSendsSigterm
     \/ HostReadsManifest \/ HostWritesIdentity \/ HostChecksBeforeSpawn \/ HostSpawns
-    \/ HostWritesProgram \/ HostStartupWrite \/ HostAbandons \/ HostChecksAfterStartup
+    \/ HostWritesProgram \/ HostStartupWrite \/ HostLateWriteLands \/ HostAbandons \/ HostChecksAfterStartup
     \/ HostListens \/ HostHandlesSigterm \/ HostHandlesDestroy \/ HostResizes \/ HostKillTimer
     \/ HostSeesExit \/ HostPollsGroup \/ HostWritesMarker \/ HostWritesTerminal \/ HostCloses
     \/ OtherReads \/ OtherJudgesHost \/ OtherRereads \/ OtherKills \/ OtherWaits \/ OtherLastRead
@@ -925,14 +962,14 @@ TypeOK ==
     /\ hpc \in {"none", "wait", "identity", "check1", "spawn", "program", "startup", "abandon",
                 "check2", "listen", "loop", "waitgroup", "marker", "final", "done", "gone", "dead"}
     /\ hShutdown \in {"none", "destroy", "sigterm", "create-failed"}
-    /\ hWait \in {"none", "destroyed", "exited"}
+    /\ hWait \in {"none", "destroyed", "exited"} /\ hLate \in BOOLEAN
     /\ cpc \in {"launch", "hostjson", "manifest", "wait", "term", "done"}
     /\ opc \in {"read", "judge", "reread", "kill", "wait", "lastread", "failed", "marker", "repair", "done"}
     /\ oRound \in 0..Reconciles
     /\ gpc \in {"read", "judge", "final", "rm", "done"}
     /\ dpc \in {"idle", "check", "read", "rpc", "await", "final", "unreach", "killhost", "waithost",
                 "fread", "kill", "wait", "freread", "marker", "write", "done", "died"}
-    /\ dKind \in {"plain", "force"} /\ dResult \in {"none", "ok", "error"}
+    /\ dKind \in {"plain", "force", "blind"} /\ dResult \in {"none", "ok", "error"}
 
 R1_NoLiveSessionDeleted == ~folder => ~HostMayWrite
 R2_HostDeathOnlyWhenDead == (folder /\ mf.status = "failed" /\ mf.death) => ~hAlive
@@ -945,18 +982,19 @@ R7_TerminalIsLastWrite == (folder /\ Terminal(mf.status)) => ~HostMayWrite
 R8_DestroyedOnlyWhenEnded == (hAlive /\ folder /\ mf.status = "destroyed") => hExit
 R9_DestroyEndsDestroyed == dResult = "ok" => dSaw
 R10_RemovedFolderStaysRemoved == removedOnce => ~folder
+\* R11, R16, R20: not for a record destroy --force wrote blind (dKind = "blind")
 R11_DestroyedProgramStopped ==
-    (folder /\ mf.status = "destroyed") => (~Members \/ exitedOnOwn \/ ~everNamed)
+    (folder /\ mf.status = "destroyed" /\ dKind # "blind") => (~Members \/ exitedOnOwn \/ ~everNamed)
 R13_LiveGroupStaysNamed == (folder /\ everNamed /\ Members) => mf.child
 R14_DestroyOutlivesProgram == ~destroyKilled
 R15_NoUnrelatedGroupKilled == ~unrelatedKilled
-R16_DestroyedSessionStopped == (folder /\ mf.status = "destroyed") => ~Members
+R16_DestroyedSessionStopped == (folder /\ mf.status = "destroyed" /\ dKind # "blind") => ~Members
 R17_FailedCreateStopped ==
     (cGaveUp /\ cpc = "done" /\ Serving /\ hShutdown = "none") => termSent
 R18_DestroyedStaysDestroyed ==
     (dResult = "ok" /\ folder) => (mf.status = "destroyed" \/ opc \in {"marker", "repair"})
 R19_NoUnrelatedHostKilled == ~unrelatedHostKilled
-R20_RemovedSessionStopped == ~gcRemovedLive
+R20_RemovedSessionStopped == ~gcRemovedLive \/ dKind = "blind"
 
 (* Witnesses: states the rules talk about must be reachable (each run expects a violation) *)
 NoWitnessServes == ~(cpc = "done" /\ ~cGaveUp /\ hpc = "loop")
@@ -980,4 +1018,30 @@ NoWitnessUnsharedGcRemovesLeftover == ~(OtherSpace /\ removedOnce /\ leftover)
 \* destroy, outside the leaf's cgroup namespace, kills what an exited program left (by the token)
 NoWitnessUnseenLeafStopped ==
     ~(Cgroup /\ LeafUnseen /\ leftoverKilled /\ dCopy.status = "exited" /\ dResult = "ok" /\ mf.status = "destroyed")
+\* The seed's witnesses (issue 24): the states its table names, each reachable
+\* destroy --force killed the host and the group, and its group wait reads the group alive
+\* while a process of another user runs: the wait ends with HOST_TIMEOUT, the record stays active
+NoWitnessForeignOutlivesForce ==
+    ~(foreign /\ dKind = "force" /\ dpc = "wait" /\ ~Terminal(dCopy.status) /\ Alive("cli")
+      /\ ~hAlive /\ leader # "runs" /\ Active(mf.status))
+\* destroy --force reaches its group kill while an unrelated group holds the program's group id
+NoWitnessReusedIdAtForceKill == ~(dKind = "force" /\ dpc = "kill" /\ reused /\ HasRecord("cli"))
+\* destroy --force stops a program that only program.json names (the host died before its
+\* start-up write), with the other command not started
+NoWitnessProgramJsonOnlyStopped ==
+    ~(dKind = "force" /\ dResult = "ok" /\ mf.status = "destroyed" /\ ~everNamed /\ programJson
+      /\ leader = "ended" /\ ~exitedOnOwn /\ opc = "read" /\ oRound = 0)
+\* a program whose host died before program.json named it outlives a destroy that reports destroyed
+NoWitnessUnnamedOutlivesDestroy ==
+    ~(leader = "runs" /\ ~programJson /\ ~everNamed /\ dResult = "ok" /\ folder /\ mf.status = "destroyed")
+\* a reconcile's read writes destroyed over a marked terminal manifest (ReconcileRepairsMarked)
+NoWitnessMarkedRepair == ~(opc = "repair" /\ oCopy.status \in {"exited", "failed"} /\ markDestroyed)
+\* destroy --force reaches its host kill while a process that took the ended host's pid runs
+NoWitnessHostPidReusedAtKill == ~(dpc = "killhost" /\ hPidReused /\ hostJson /\ dCopy.host)
+\* destroy --force reaches its host kill while a live host has not written host.json yet
+NoWitnessUnrecordedHostMeetsKill == ~(dpc = "killhost" /\ hAlive /\ ~hostJson /\ dCopy.host)
+\* ForceSkipsUnreadableGroup: destroy --force reports destroyed without the group check
+NoWitnessUncheckedForceDestroys == ~(dKind = "blind" /\ dResult = "ok")
+\* Refused: gc removes an ended session while a process the program left runs
+NoWitnessRefusedGcRemovesLeftover == ~(Refused /\ removedOnce /\ leftover)
 =============================================================================

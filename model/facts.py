@@ -334,6 +334,32 @@ GUARDS: dict[str, Callable[[], bool]] = {
     "GcFinalCheck": lambda: before(
         GC, "_collect", "last = engine.read_manifest(paths)", "if not policy(last.status).collectable:", "_remove(paths)"
     ),
+    # One thread, and ManifestWriter.write renames the record before it returns (ADR 0004): the
+    # host's writes land in call order (the model's host makes each write in its own step).
+    "HostSerializesWrites": lambda: before(
+        WRITER, "ManifestWriter.write", "if self.closed:\n    return False",
+        "record = self.current.replace(updated_at=time.time(), **changes)",
+        "write_record(self._paths.manifest, record)", "self.current = record",
+    ),
+    "ReconcileSkipsTerminal": lambda: starts(
+        RECONCILE, "reconcile", "if is_terminal(manifest.status):\n    return Reconciled(repair_marked(engine, paths, manifest), None)"
+    ),
+    # destroy --force alone, once the host is proven dead, reads and judges the group twice and
+    # records destroyed without it only on an errno no retry changes (the model's CheckFails).
+    "ForceSkipsUnreadableGroup": lambda: before(
+        DESTROY, "_unchecked_group", "for attempt in range(2):", "group = _read_group(engine, paths)",
+        "engine.platform.judge_group(group)", "except AgentTtyError as err:\n    if not unreadable(err):\n        raise",
+        "if attempt == 0:\n    time.sleep(UNCHECKED_RETRY_S)",
+    ) and before(
+        DESTROY, "_force", "if verdict is HostVerdict.DEAD:\n    break", "again = engine.read_manifest(paths)",
+        "blind = _unchecked_group(engine, paths, again)",
+        "if blind is not None:\n    return DestroyOutcome(engine.record_destroyed(paths, again), already=False, group_unchecked=blind)",
+        "group = _read_group(engine, paths)",
+    ) and before(
+        DESTROY, "destroy", "if force and not is_terminal(first.status):\n    return _force(engine, paths, first)",
+        "if force:\n    blind = _unchecked_group(engine, paths, manifest)",
+        "return DestroyOutcome(stop_leftovers_then_record_destroyed(engine, paths, manifest), already=False)",
+    ) and has(ENGINE, "unreadable", "return err.code is ErrorCode.STORAGE_ERROR and err.details.get('errno') in UNREADABLE_ERRNOS"),
     "MissingLeafNeedsSameRoot": lambda: before(
         CGROUP, "_gone_leaf",
         "if type(root_id) is not int or os.fstat(root.fd).st_ino != root_id:\n    return False",

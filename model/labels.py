@@ -16,6 +16,7 @@ LABELS = {
     "HostSpawns": "the host spawns the program and writes program.json with its proof",
     "HostWritesProgram": "the host writes program.json (a separate step only without RecordsProgramSync)",
     "HostStartupWrite": "the host's start-up write: running, with the program's pid",
+    "HostLateWriteLands": "the host's start-up write, still in flight, lands now (only without HostSerializesWrites)",
     "HostAbandons": "the session folder is gone: the host kills its program's group and ends",
     "HostChecksAfterStartup": "the host checks the create-failed marker again before it listens",
     "HostListens": "the host binds its socket and serves",

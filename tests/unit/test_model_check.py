@@ -198,3 +198,15 @@ def test_shard_and_jobs_settings_are_checked() -> None:
             check.parse_shard(bad_shard)
     with pytest.raises(check.ToolError):
         check.parse_jobs("0")
+
+
+def test_list_names_every_run_with_what_it_must_give_and_whether_quick_runs_it() -> None:
+    config = {
+        "spec": "S",
+        "runs": [
+            {"name": "current", "expect": "pass", "invariants": ["R1"], "quick": {}},
+            {"name": "mutant-G", "expect": "violated", "invariants": ["R2"], "constants": {"G": False}},
+        ],
+    }
+    check.validate_config(config, Path("runs.json"))
+    assert check.list_lines(config) == ["current   quick  pass", "mutant-G  full   violated:R2  G=FALSE"]

@@ -144,3 +144,26 @@ def test_the_model_the_runs_and_the_facts_name_the_same_guards() -> None:
     # every guard has a mutant run: the check can fail without it
     mutated = {name for run in runs["runs"] for name, value in run["constants"].items() if value is False and name in facts.GUARDS}
     assert mutated == set(facts.GUARDS)
+
+
+# Guards the model got for issue 24 (item 3): removing each from the code turns its fact FALSE.
+NEW_GUARDS = [
+    ("ForceSkipsUnreadableGroup", "agent_tty/lifecycle/destroy.py",
+     "            if not unreadable(err):\n                raise\n            reason = err.message", "            raise"),
+    ("ForceSkipsUnreadableGroup", "agent_tty/lifecycle/destroy.py",
+     "    blind = _unchecked_group(engine, paths, again)\n    if blind is not None:", "    blind = None\n    if blind is not None:"),
+    ("ReconcileSkipsTerminal", "agent_tty/lifecycle/reconcile.py",
+     "    if is_terminal(manifest.status):\n        return Reconciled(repair_marked(engine, paths, manifest), None)\n", ""),
+]
+
+
+@pytest.mark.parametrize(("guard", "path", "guarded", "without"), NEW_GUARDS, ids=lambda v: str(v)[:32])
+def test_removing_a_newly_modelled_guard_turns_its_fact_false(
+    tree: Path, guard: str, path: str, guarded: str, without: str
+) -> None:
+    file = tree / path
+    text = file.read_text()
+    assert text.count(guarded) == 1, f"{path}: the guard moved, update NEW_GUARDS"
+    file.write_text(text.replace(guarded, without))
+    assert facts.collect(tree)["guards"][guard] is False
+    facts.collect(ROOT)
