@@ -83,17 +83,22 @@ PLUGIN_GUARDS = [
 ]
 
 
+def _remove_one_guard(tree: Path, guard: str, path: str, guarded: str, without: str) -> None:
+    """One edit removes the guard: its fact reads TRUE before and FALSE after (--drift-only STALE)."""
+    file = tree / path
+    text = file.read_text()
+    assert text.count(guarded) == 1, f"{path}: the guard moved, update its table"
+    assert facts.collect(tree)["guards"][guard] is True
+    file.write_text(text.replace(guarded, without))
+    assert facts.collect(tree)["guards"][guard] is False
+    facts.collect(ROOT)
+
+
 @pytest.mark.parametrize(("guard", "path", "guarded", "without"), PLUGIN_GUARDS, ids=lambda v: str(v)[:24])
 def test_removing_a_guard_from_macos_ps_or_windows_conpty_turns_its_fact_false(
     tree: Path, guard: str, path: str, guarded: str, without: str
 ) -> None:
-    file = tree / path
-    text = file.read_text()
-    assert text.count(guarded) == 1, f"{path}: the guard moved, update PLUGIN_GUARDS"
-    assert facts.collect(tree)["guards"][guard] is True
-    file.write_text(text.replace(guarded, without))
-    assert facts.collect(tree)["guards"][guard] is False  # and --drift-only reads STALE
-    facts.collect(ROOT)
+    _remove_one_guard(tree, guard, path, guarded, without)
 
 
 def test_comments_and_layout_change_no_fact_and_no_hash(tree: Path) -> None:
@@ -161,9 +166,4 @@ NEW_GUARDS = [
 def test_removing_a_newly_modelled_guard_turns_its_fact_false(
     tree: Path, guard: str, path: str, guarded: str, without: str
 ) -> None:
-    file = tree / path
-    text = file.read_text()
-    assert text.count(guarded) == 1, f"{path}: the guard moved, update NEW_GUARDS"
-    file.write_text(text.replace(guarded, without))
-    assert facts.collect(tree)["guards"][guard] is False
-    facts.collect(ROOT)
+    _remove_one_guard(tree, guard, path, guarded, without)
