@@ -5,7 +5,9 @@ pulls in inspect, ast, dis and tokenize: 5-10 ms of every command's start-up for
 classes on the hot path (issue 26). A subclass of `Frozen` names its fields in `__slots__` and
 gets, from these few generic methods, what the code relied on: keyword or positional
 construction (every field required), equality and hashing by value (only with its own class),
-the dataclass repr, `replace(**changes)`, and no assignment after construction.
+the dataclass repr, `replace(**changes)`, and no assignment after construction. Trailing fields
+may have defaults, named in the class's `DEFAULTS` (a `Default(factory)` makes a fresh value per
+instance, as dataclasses' `field(default_factory=...)`).
 """
 
 from __future__ import annotations
@@ -51,8 +53,19 @@ class ByValue:
         raise FrozenInstanceError(f"cannot delete field {name!r}")
 
 
+class Default:
+    """A default made anew for each instance: `DEFAULTS = {"details": Default(dict)}`."""
+
+    __slots__ = ("make",)
+
+    def __init__(self, make: Any) -> None:
+        self.make = make
+
+
 class Frozen(ByValue):
     __slots__: tuple[str, ...] = ()
+    DEFAULTS: dict[str, Any] = {}
+    """Defaults of trailing fields, by name; a Default(factory) is called per instance."""
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = type(self).__slots__
@@ -68,7 +81,13 @@ class Frozen(ByValue):
                 raise TypeError(f"{type(self).__qualname__}.__init__() got multiple values for argument {name!r}")
             values[name] = value
         if len(values) < len(fields):
-            missing_arguments(type(self), [name for name in fields if name not in values])
+            defaults = type(self).DEFAULTS
+            for name in fields:
+                if name not in values and name in defaults:
+                    default = defaults[name]
+                    values[name] = default.make() if isinstance(default, Default) else default
+            if len(values) < len(fields):
+                missing_arguments(type(self), [name for name in fields if name not in values])
         for name in fields:
             object.__setattr__(self, name, values[name])
 

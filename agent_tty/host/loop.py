@@ -4,7 +4,6 @@ serves the socket, the shutdown machine (host/shutdown.py) ends the session."""
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import selectors
 import signal as signals
@@ -531,7 +530,7 @@ class Host:
             return
         if reaped is None:
             return
-        self.group = dataclasses.replace(self.group, reaped=reaped)
+        self.group = self.group.replace(reaped=reaped)
         if self.shutdown.state is State.FOLDER_GONE:
             return  # the path may name somebody else's folder now (ADR 0024)
         record = ProgramRecord(

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import os
 import time
-from dataclasses import dataclass
 
+from agent_tty.frozen import Frozen
 from agent_tty.lifecycle.engine import Engine
 from agent_tty.protocol.errors import AgentTtyError, not_found
 from agent_tty.storage.files import exists, read_optional
@@ -26,8 +26,8 @@ INCOMPLETE_GRACE_S = 60.0
 has not changed for a minute with neither is no create's any more."""
 
 
-@dataclass(frozen=True)
-class Incomplete:
+class Incomplete(Frozen):
+    __slots__ = ("session_id", "age_s")
     session_id: str
     age_s: float
 

@@ -25,13 +25,49 @@ if TYPE_CHECKING:  # annotations only: typing costs every command ~2 ms at start
     from typing import Any
 
 
+PROJECT = "agent_tty"
+"""pluggy's project name: hooks are `agent_tty_*`, markers the `agent_tty_impl`/`_spec` attributes."""
+
+
+def hookimpl(
+    function: Any = None,
+    hookwrapper: bool = False,
+    optionalhook: bool = False,
+    tryfirst: bool = False,
+    trylast: bool = False,
+    specname: str | None = None,
+    wrapper: bool = False,
+) -> Any:
+    """Mark a hook implementation, as `pluggy.HookimplMarker("agent_tty")` does (the same
+    signature, the same attribute and options, which pluggy reads when it registers the plugin),
+    without importing pluggy: a command that calls one built-in plugin's hook never loads it
+    (issue 26, ADR 0046). tests/unit/test_platform_markers.py holds the two equal."""
+
+    def mark(func: Any) -> Any:
+        setattr(
+            func,
+            PROJECT + "_impl",
+            {
+                "wrapper": wrapper,
+                "hookwrapper": hookwrapper,
+                "optionalhook": optionalhook,
+                "tryfirst": tryfirst,
+                "trylast": trylast,
+                "specname": specname,
+            },
+        )
+        return func
+
+    return mark if function is None else mark(function)
+
+
 def __getattr__(name: str) -> Any:
-    """`hookspec` and `hookimpl`, made on first use: importing pluggy costs tens of ms, and a
-    command that only talks to a host (agent_tty.platform.system) never needs it."""
-    if name in ("hookspec", "hookimpl"):
+    """`hookspec`, made on first use: importing pluggy costs tens of ms, and only the manager's
+    hook table (agent_tty.platform.hookspecs) needs it."""
+    if name == "hookspec":
         import pluggy
 
-        marker = pluggy.HookspecMarker("agent_tty") if name == "hookspec" else pluggy.HookimplMarker("agent_tty")
+        marker = pluggy.HookspecMarker(PROJECT)
         globals()[name] = marker
         return marker
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -3,28 +3,25 @@
 from __future__ import annotations
 
 import errno
-import importlib
 import json
 import os
 import sys
-from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
-from typing import Any
 
-import pluggy
-
-from agent_tty.platform import hookspecs
-from agent_tty.platform.types import (
-    CapturedProgram,
-    GroupRef,
-    GroupVerdict,
-    HostVerdict,
-    ProbeResult,
-    ProgramHandle,
-    SpawnRequest,
-)
+from agent_tty.platform import PROJECT
+from agent_tty.platform.types import CapturedProgram, HostVerdict, ProbeResult
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing and pluggy stay off a command that judges a host
+    from collections.abc import Iterator
+    from pathlib import Path
+    from typing import Any
+
+    import pluggy
+
+    from agent_tty.platform.handle import ProgramHandle
+    from agent_tty.platform.types import GroupRef, GroupVerdict, SpawnRequest
 
 ENTRY_POINT_GROUP = "agent_tty.platform"
 PIN_ENV = "AGENT_TTY_MECHANISM"
@@ -70,12 +67,32 @@ def _system_errors(what: str) -> Iterator[None]:
         raise AgentTtyError(ErrorCode.STORAGE_ERROR, f"cannot {what}: {err.strerror or err}", errno=code) from None
 
 
+def _argnames(function: Any) -> tuple[str, ...] | None:
+    """The arguments a plain function asks for, as pluggy reads them (those without a default);
+    None for anything else (a method, a callable object), which goes through pluggy."""
+    code = getattr(function, "__code__", None)
+    if code is None or not isinstance(function, type(_platform_matches)):
+        return None
+    names = code.co_varnames[: code.co_argcount]
+    defaults = function.__defaults__
+    return names[: len(names) - len(defaults)] if defaults else names
+
+
 class Platform:
-    """Loads plugins on demand and calls their hooks with typed arguments and results."""
+    """Loads plugins on demand and calls their hooks with typed arguments and results.
+
+    A built-in plugin is a module of plain functions: a call that names its mechanism imports
+    the module and calls the marked function itself, as pluggy's table would, without pluggy
+    (loading pluggy and its inspect costs a command like list ~10 ms: ADR 0046). pluggy's
+    manager is made when anything needs more than one plugin: every plugin's probe or sweep,
+    the entry points, a third party's mechanism. Both ways call the same function with the
+    same arguments and share the errors below."""
 
     def __init__(self, home: Path | None = None) -> None:
-        self._pm = pluggy.PluginManager("agent_tty")
-        self._pm.add_hookspecs(hookspecs)
+        self._manager: pluggy.PluginManager | None = None
+        self._builtins: dict[str, Any] = {}
+        """Built-in plugin modules imported so far, by mechanism (registered with pluggy too,
+        once its manager is made)."""
         self._home = home
         self._all_loaded = False
         self._probes: list[ProbeResult] | None = None
@@ -83,6 +100,19 @@ class Platform:
         self.sweep_errors: dict[str, str] = {}
 
     # ------------------------------------------------------------ loading
+
+    @property
+    def _pm(self) -> pluggy.PluginManager:
+        if self._manager is None:
+            import pluggy
+
+            from agent_tty.platform import hookspecs
+
+            self._manager = pluggy.PluginManager(PROJECT)
+            self._manager.add_hookspecs(hookspecs)
+            for name, module in self._builtins.items():
+                self._register(name, module)
+        return self._manager
 
     def _register(self, name: str, plugin: object) -> None:
         if self._pm.get_plugin(name) is None and not self._pm.is_registered(plugin):
@@ -93,8 +123,12 @@ class Platform:
         spec = BUILTIN_PLUGINS.get(name)
         if spec is None or not _platform_matches(spec[1]):
             return False
-        if self._pm.get_plugin(name) is None:
-            self._register(name, importlib.import_module(spec[0]))
+        if name not in self._builtins:
+            __import__(spec[0])  # importlib.import_module without importing importlib's package
+            module = sys.modules[spec[0]]
+            if self._manager is not None:
+                self._register(name, module)  # validated by pluggy as a third party's would be
+            self._builtins[name] = module
         return True
 
     def load_all(self) -> None:
@@ -119,7 +153,9 @@ class Platform:
                     self._pm.unregister(name=ep.name)  # registered, then failed validation
 
     def _require(self, mechanism: str) -> None:
-        if self._pm.get_plugin(mechanism) is not None or self._load_builtin(mechanism):
+        if mechanism in self._builtins or self._load_builtin(mechanism):
+            return
+        if self._pm.get_plugin(mechanism) is not None:
             return
         self.load_all()
         if self._pm.get_plugin(mechanism) is None:
@@ -230,36 +266,50 @@ class Platform:
 
     # ------------------------------------------------------------ typed hook calls
 
-    def _hook(self, plugin: str, caller: Any, /, **kwargs: Any) -> Any:
-        """Call the hook `caller` (self._pm.hook.<name>) of the plugin registered for mechanism
-        `plugin`, and of no other: a bug in one plugin never reaches another's sessions. An
-        OSError passes through (callers turn it into STORAGE_ERROR with its errno); any other
-        exception is the plugin's bug and reads as such, naming the plugin and the hook."""
+    def _hook(self, plugin: str, name: str, /, **kwargs: Any) -> Any:
+        """Call the hook `name` of the plugin registered for mechanism `plugin`, and of no
+        other: a bug in one plugin never reaches another's sessions. An OSError passes through
+        (callers turn it into STORAGE_ERROR with its errno); any other exception is the
+        plugin's bug and reads as such, naming the plugin and the hook."""
         self._require(plugin)
-        name = caller.name
-        for impl in caller.get_hookimpls():
+        module = self._builtins.get(plugin)
+        if module is not None:
+            function = getattr(module, name, None)
+            argnames = _argnames(function)
+            options = getattr(function, PROJECT + "_impl", None)
+            if argnames is not None and isinstance(options, dict) and not options.get("specname"):
+                if options.get("wrapper") or options.get("hookwrapper"):
+                    return None
+                return self._call(plugin, name, function, argnames, kwargs)
+            if function is None or options is None:
+                return None  # a built-in that does not implement the hook answers nothing
+        for impl in getattr(self._pm.hook, name).get_hookimpls():
             if impl.plugin_name != plugin or impl.hookwrapper or impl.wrapper:
                 continue
-            trace = os.environ.get(DEBUG_ENV) == "1"
-            try:
-                result = impl.function(*(kwargs[arg] for arg in impl.argnames))
-            except (OSError, AgentTtyError) as err:
-                if trace:
-                    _trace(plugin, name, kwargs, f"raised {type(err).__name__}: {err}")
-                raise
-            except Exception as err:
-                if trace:
-                    _trace(plugin, name, kwargs, f"raised {type(err).__name__}: {err}")
-                raise AgentTtyError(
-                    ErrorCode.INTERNAL_ERROR,
-                    f"platform plugin {plugin!r} failed in {name}: {type(err).__name__}: {err}",
-                    mechanism=plugin,
-                    hook=name,
-                ) from None
-            if trace:
-                _trace(plugin, name, kwargs, repr(result))
-            return result
+            return self._call(plugin, name, impl.function, impl.argnames, kwargs)
         return None
+
+    @staticmethod
+    def _call(plugin: str, name: str, function: Any, argnames: tuple[str, ...], kwargs: dict[str, Any]) -> Any:
+        trace = os.environ.get(DEBUG_ENV) == "1"
+        try:
+            result = function(*(kwargs[arg] for arg in argnames))
+        except (OSError, AgentTtyError) as err:
+            if trace:
+                _trace(plugin, name, kwargs, f"raised {type(err).__name__}: {err}")
+            raise
+        except Exception as err:
+            if trace:
+                _trace(plugin, name, kwargs, f"raised {type(err).__name__}: {err}")
+            raise AgentTtyError(
+                ErrorCode.INTERNAL_ERROR,
+                f"platform plugin {plugin!r} failed in {name}: {type(err).__name__}: {err}",
+                mechanism=plugin,
+                hook=name,
+            ) from None
+        if trace:
+            _trace(plugin, name, kwargs, repr(result))
+        return result
 
     def _answer(self, mechanism: str, value: Any, hook: str) -> Any:
         if value is None:
@@ -271,23 +321,23 @@ class Platform:
         return value
 
     def spawn(self, request: SpawnRequest) -> ProgramHandle:
-        result = self._hook(request.mechanism, self._pm.hook.agent_tty_spawn, request=request)
+        result = self._hook(request.mechanism, "agent_tty_spawn", request=request)
         return self._answer(request.mechanism, result, "spawn")
 
     def capture_program(self, mechanism: str, pid: int, host_pid: int) -> CapturedProgram:
         result = self._hook(
-            mechanism, self._pm.hook.agent_tty_capture_program, mechanism=mechanism, pid=pid, host_pid=host_pid
+            mechanism, "agent_tty_capture_program", mechanism=mechanism, pid=pid, host_pid=host_pid
         )
         return result if result is not None else CapturedProgram(proof=None)
 
     def capture_reap(self, mechanism: str, pid: int) -> dict[str, Any] | None:
-        result = self._hook(mechanism, self._pm.hook.agent_tty_capture_reap, mechanism=mechanism, pid=pid)
+        result = self._hook(mechanism, "agent_tty_capture_reap", mechanism=mechanism, pid=pid)
         return result if isinstance(result, dict) else None
 
     def runs_inside(self, mechanism: str, program_pid: int, host_identity: dict[str, Any] | None) -> bool:
         result = self._hook(
             mechanism,
-            self._pm.hook.agent_tty_runs_inside,
+            "agent_tty_runs_inside",
             mechanism=mechanism,
             program_pid=program_pid,
             host_identity=host_identity,
@@ -295,25 +345,25 @@ class Platform:
         return result is None or bool(result)  # no answer: inside, the safe side
 
     def leave_program_group(self, mechanism: str) -> bool:
-        return bool(self._hook(mechanism, self._pm.hook.agent_tty_leave_program_group, mechanism=mechanism))
+        return bool(self._hook(mechanism, "agent_tty_leave_program_group", mechanism=mechanism))
 
     def judge_group(self, group: GroupRef) -> GroupVerdict:
         with _system_errors("judge the program's group"):
-            result = self._hook(group.mechanism, self._pm.hook.agent_tty_judge_group, group=group)
+            result = self._hook(group.mechanism, "agent_tty_judge_group", group=group)
         return self._answer(group.mechanism, result, "judge_group")
 
     def kill_group(self, group: GroupRef, signal: int) -> GroupVerdict:
         with _system_errors("signal the program's group"):
-            result = self._hook(group.mechanism, self._pm.hook.agent_tty_kill_group, group=group, signal=signal)
+            result = self._hook(group.mechanism, "agent_tty_kill_group", group=group, signal=signal)
         return self._answer(group.mechanism, result, "kill_group")
 
     def group_alive(self, group: GroupRef) -> bool:
         with _system_errors("check the program's group"):
-            result = self._hook(group.mechanism, self._pm.hook.agent_tty_group_alive, group=group)
+            result = self._hook(group.mechanism, "agent_tty_group_alive", group=group)
         return bool(self._answer(group.mechanism, result, "group_alive"))
 
     def release_group(self, group: GroupRef) -> bool:
-        return bool(self._hook(group.mechanism, self._pm.hook.agent_tty_release_group, group=group))
+        return bool(self._hook(group.mechanism, "agent_tty_release_group", group=group))
 
     def sweep(self, home: str, session_ids: list[str]) -> list[str]:
         """Every installed plugin's sweep, each on its own: one that raises is recorded in
@@ -335,16 +385,16 @@ class Platform:
         return freed
 
     def capture_host(self, mechanism: str, pid: int) -> dict[str, Any] | None:
-        return self._hook(mechanism, self._pm.hook.agent_tty_capture_host, mechanism=mechanism, pid=pid)
+        return self._hook(mechanism, "agent_tty_capture_host", mechanism=mechanism, pid=pid)
 
     def judge_host(self, mechanism: str, pid: int, identity: dict[str, Any] | None) -> HostVerdict:
         result = self._hook(
-            mechanism, self._pm.hook.agent_tty_judge_host, mechanism=mechanism, pid=pid, identity=identity
+            mechanism, "agent_tty_judge_host", mechanism=mechanism, pid=pid, identity=identity
         )
         return result if result is not None else HostVerdict.UNKNOWN
 
     def kill_host(self, mechanism: str, pid: int, identity: dict[str, Any]) -> HostVerdict:
         result = self._hook(
-            mechanism, self._pm.hook.agent_tty_kill_host, mechanism=mechanism, pid=pid, identity=identity
+            mechanism, "agent_tty_kill_host", mechanism=mechanism, pid=pid, identity=identity
         )
         return result if result is not None else HostVerdict.UNKNOWN

@@ -1,11 +1,23 @@
-"""The typed values that cross the platform seam."""
+"""The typed values that cross the platform seam.
+
+They are frozen value classes (agent_tty.frozen): keyword or positional construction, defaults,
+equality, repr and `replace(**changes)` as the frozen dataclasses they were, without the 5-10 ms
+`import dataclasses` costs every command that judges a host (list, inspect: issue 26, ADR 0046).
+`ProgramHandle`, a typing.Protocol, is made on first use for the same reason.
+"""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from pathlib import Path
-from typing import Any, Protocol
+
+from agent_tty.frozen import Default, Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only
+    from pathlib import Path
+    from typing import Any
+
+    from agent_tty.platform.handle import ProgramHandle
 
 
 class GroupVerdict(enum.StrEnum):
@@ -44,89 +56,72 @@ class HostVerdict(enum.StrEnum):
     UNKNOWN = "unknown"
 
 
-@dataclass(frozen=True, slots=True)
-class ProbeResult:
+class ProbeResult(Frozen):
+    __slots__ = ("name", "usable", "rank", "reason", "details")
+    DEFAULTS = {"details": Default(dict)}
     name: str
     usable: bool
     rank: int
     """Higher wins among usable plugins."""
     reason: str
-    details: dict[str, Any] = field(default_factory=dict)
+    details: dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
-class SpawnRequest:
+class SpawnRequest(Frozen):
+    __slots__ = ("mechanism", "argv", "env", "cwd", "cols", "rows", "session_id", "home", "umask")
+    DEFAULTS = {"session_id": "", "home": "", "umask": None}
     mechanism: str
     argv: tuple[str, ...]
     env: dict[str, str]
     cwd: str | None
     cols: int
     rows: int
-    session_id: str = ""
+    session_id: str
     """Names per-session resources a plugin makes (a cgroup leaf)."""
-    home: str = ""
+    home: str
     """The Home's path: a plugin keeps the resources of different Homes apart."""
-    umask: int | None = None
+    umask: int | None
     """The file mode mask the program starts with: its caller's at create (the host itself runs
     under 0o077). None: the plugin's own process's."""
 
 
-@dataclass(frozen=True, slots=True)
-class ProgramExit:
+class ProgramExit(Frozen):
+    __slots__ = ("exit_code", "exit_signal")
     exit_code: int | None
     exit_signal: int | None
 
 
-class ProgramHandle(Protocol):
-    """The running program as the host drives it; a plugin's spawn returns one."""
-
-    pid: int
-    fd: int
-    """Readable when the PTY has output (select/poll); the host never reads it directly."""
-
-    def read(self, limit: int) -> bytes | None:
-        """Output that is ready; b"" when none is ready; None once the PTY closed."""
-
-    def write(self, data: bytes) -> int:
-        """Input to the program; returns how much was written."""
-
-    def resize(self, cols: int, rows: int) -> None: ...
-
-    def poll_exit(self) -> ProgramExit | None:
-        """Reap the program if it ended (never blocks); None while it runs."""
-
-    # Optional: `release() -> None` lets a program spawned held at its start (placed in its
-    # group, none of its own code run) exec; the host calls it once program.json names the
-    # program, so a host that dies before that leaves nothing running (StartGate). It raises
-    # OSError when the exec fails. No such method: the program runs from the spawn on.
-    # Optional: `signal_foreground(number) -> int | None` delivers a keyboard signal (INT,
-    # QUIT, TSTP) as the terminal does, to its foreground group, and returns that group's id;
-    # None (or no such method) makes the host signal the program's group through kill_group.
-
-    def close(self) -> None:
-        """Close the PTY. Never signals: every signal goes through the proof-then-kill path."""
-
-
-@dataclass(frozen=True, slots=True)
-class CapturedProgram:
+class CapturedProgram(Frozen):
+    __slots__ = ("proof",)
     proof: dict[str, Any] | None
     """Data that proves membership later; None when the capture read none."""
 
 
-@dataclass(frozen=True, slots=True)
-class GroupRef:
+class GroupRef(Frozen):
     """A program's group as a record names it, for judging, killing and waiting."""
+
+    __slots__ = ("mechanism", "pid", "proof", "folder", "host_identity", "session_id", "reaped")
+    DEFAULTS = {"host_identity": None, "session_id": "", "reaped": None}
 
     mechanism: str
     pid: int
     proof: dict[str, Any] | None
     folder: Path
     """The session folder: a group without proof is acted on only while it exists."""
-    host_identity: dict[str, Any] | None = None
+    host_identity: dict[str, Any] | None
     """host.json's identity, to tell whether this process shares the host's pid space."""
-    session_id: str = ""
-    reaped: dict[str, Any] | None = None
+    session_id: str
+    reaped: dict[str, Any] | None
     """What capture_reap read when the host reaped the program's leader (program.json's
     `reaped`); None while no host of ours reaped it: the leader runs, it was reaped by another
     process (the host died first), the plugin reads nothing then, or an older host wrote the
     record."""
+
+
+def __getattr__(name: str) -> object:
+    if name == "ProgramHandle":  # typing.Protocol, imported only by those who need it
+        from agent_tty.platform.handle import ProgramHandle
+
+        globals()[name] = ProgramHandle
+        return ProgramHandle
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

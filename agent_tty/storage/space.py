@@ -3,16 +3,21 @@ session whose event log is incomplete and a manifest write that failed."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from pathlib import Path
+import os
+
+from agent_tty.frozen import Frozen
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from pathlib import Path
 
 NEARLY_FULL_SHARE = 0.05
 NEARLY_FULL_BYTES = 1 << 30
 """Nearly full: less free than 5 % of the file system and less than 1 GiB."""
 
 
-@dataclass(frozen=True)
-class Space:
+class Space(Frozen):
+    __slots__ = ("free_bytes", "total_bytes")
     free_bytes: int
     """What an unprivileged writer may still use (f_bavail)."""
     total_bytes: int
@@ -24,10 +29,13 @@ class Space:
 
 def home_space(root: Path) -> Space | None:
     """None when the Home cannot be measured (it does not exist yet, say)."""
-    import shutil
-
     try:
-        usage = shutil.disk_usage(root)  # POSIX: statvfs's f_bavail and f_blocks; Windows too
+        if hasattr(os, "statvfs"):  # what shutil.disk_usage reads, without shutil's bz2/lzma imports (inspect)
+            info = os.statvfs(root)
+            return Space(free_bytes=info.f_bavail * info.f_frsize, total_bytes=info.f_blocks * info.f_frsize)
+        import shutil
+
+        usage = shutil.disk_usage(root)  # Windows: GetDiskFreeSpaceExW
     except OSError:
         return None
     return Space(free_bytes=usage.free, total_bytes=usage.total)

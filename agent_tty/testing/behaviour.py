@@ -14,7 +14,6 @@ chain, one whose beat moves) is in it: either holds the group's id.
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import shutil
 import signal
@@ -359,7 +358,7 @@ class _Kit:
         if ended is not None and program.group is not None:
             reaped = self.call("agent_tty_capture_reap", mechanism=self.mechanism, pid=program.handle.pid)
             if reaped is not None:
-                program.group = dataclasses.replace(program.group, reaped=reaped)
+                program.group = program.group.replace(reaped=reaped)
         return ended
 
     def close(self, program: _Program) -> None:

@@ -26,7 +26,6 @@ import os
 import signal as signals
 import sys
 import time
-from typing import Any
 
 from agent_tty.platform import hookimpl
 from agent_tty.platform.types import (
@@ -35,10 +34,15 @@ from agent_tty.platform.types import (
     GroupVerdict,
     HostVerdict,
     ProbeResult,
-    ProgramHandle,
     SpawnRequest,
 )
 from agent_tty_plugins._posix import groups, procfs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs every command that judges a host ~2 ms
+    from typing import Any
+
+    from agent_tty.platform.handle import ProgramHandle
 
 MECHANISM = "linux_autogroup"
 RANK = 50

@@ -30,10 +30,9 @@ import signal as signals
 import time
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
-from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
 
+from agent_tty.frozen import Frozen
 from agent_tty.platform import hookimpl
 from agent_tty.platform.types import (
     CapturedProgram,
@@ -41,11 +40,16 @@ from agent_tty.platform.types import (
     GroupVerdict,
     HostVerdict,
     ProbeResult,
-    ProgramHandle,
     SpawnRequest,
 )
 from agent_tty_plugins import linux_autogroup as autogroup
 from agent_tty_plugins._posix import groups, procfs
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: typing costs every command that judges a host ~2 ms
+    from typing import Any
+
+    from agent_tty.platform.handle import ProgramHandle
 
 MECHANISM = "linux_cgroup"
 RANK = 80
@@ -111,8 +115,8 @@ def _bases(mount: Path) -> list[Path]:
     return bases
 
 
-@dataclass(frozen=True)
-class Placement:
+class Placement(Frozen):
+    __slots__ = ("mount", "parent", "has_kill")
     mount: Path
     parent: Path
     """<base>/agent-tty-<uid>: this user's leaves, one folder per Home below it."""
@@ -316,9 +320,10 @@ class NotOurs(Exception):
     """A folder on the way is not a folder of cgroupfs, or not this user's where it must be."""
 
 
-@dataclass(frozen=True)
-class LeafFile:
+class LeafFile(Frozen):
     """An interface file of an opened folder (cgroup.procs, ...), opened relative to its fd."""
+
+    __slots__ = ("dir_fd", "name")
 
     dir_fd: int
     name: str
@@ -479,7 +484,7 @@ def _leaf(group: GroupRef) -> AbstractContextManager[OpenedPath | None]:
 
 
 def _as_autogroup(group: GroupRef) -> GroupRef:
-    return replace(group, mechanism=autogroup.MECHANISM)
+    return group.replace(mechanism=autogroup.MECHANISM)
 
 
 def _gone_leaf(group: GroupRef) -> bool:

@@ -7,7 +7,6 @@ import importlib
 import os
 import sys
 import time
-from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -80,14 +79,14 @@ class Delegate(MechanismPlugin):
         self.real_name = linux_autogroup.MECHANISM
 
     def _real(self, group: GroupRef) -> GroupRef:
-        return replace(group, mechanism=self.real_name)
+        return group.replace(mechanism=self.real_name)
 
     def probe(self) -> ProbeResult:
         real = self.real.agent_tty_probe()
         return ProbeResult(self.mechanism, real.usable, 1, real.reason)
 
     def spawn(self, request: SpawnRequest) -> ProgramHandle | None:
-        return self.real.agent_tty_spawn(request=replace(request, mechanism=self.real_name))
+        return self.real.agent_tty_spawn(request=request.replace(mechanism=self.real_name))
 
     def capture_program(self, pid: int, host_pid: int) -> CapturedProgram | None:
         return self.real.agent_tty_capture_program(mechanism=self.real_name, pid=pid, host_pid=host_pid)

@@ -27,10 +27,14 @@ def _subclasses(base: type) -> list[type]:
 def test_every_frozen_class_names_its_annotated_fields_in_its_slots() -> None:
     """`__slots__` is the list of fields; the annotations are what a reader (and model/facts.py,
     for StatusPolicy) reads: the two must say the same."""
-    for name in ("protocol.status", "ops.names", "platform.access", "storage.home", "lifecycle.reconcile"):
-        importlib.import_module(f"agent_tty.{name}")
+    for name in (
+        "agent_tty.protocol.status", "agent_tty.ops.names", "agent_tty.platform.access", "agent_tty.storage.home",
+        "agent_tty.lifecycle.reconcile", "agent_tty.lifecycle.incomplete", "agent_tty.platform.types",
+        "agent_tty.storage.space", "agent_tty_plugins._posix.procfs", "agent_tty_plugins.linux_cgroup",
+    ):
+        importlib.import_module(name)
     classes = _subclasses(Frozen)
-    assert len(classes) >= 7
+    assert len(classes) >= 17
     for cls in classes:
         assert tuple(cls.__dict__.get("__annotations__", {})) == cls.__slots__, cls
 
@@ -131,3 +135,22 @@ def test_a_field_declared_again_keeps_its_place() -> None:
         one: int = 1
 
     assert Sub.field_names() == ("one", "two", "three") and Sub().one == 1
+
+
+def test_defaults_are_given_and_factories_make_a_fresh_value_each_time() -> None:
+    """The platform's values kept their dataclass defaults (docs/adr/0046)."""
+    from agent_tty.platform.types import GroupRef, ProbeResult, SpawnRequest
+
+    one, two = ProbeResult("a", True, 1, "ok"), ProbeResult("a", True, 1, "ok")
+    assert one.details == {} and one.details is not two.details and one == two
+    assert ProbeResult("a", True, 1, "ok", {"k": 1}).details == {"k": 1}
+    request = SpawnRequest("m", ("bash",), {}, None, 80, 24)
+    assert (request.session_id, request.home, request.umask) == ("", "", None)
+    assert request.replace(umask=0o22).umask == 0o22 and request.umask is None
+    group = GroupRef(mechanism="m", pid=1, proof=None, folder="/f")  # type: ignore[arg-type]
+    assert (group.host_identity, group.session_id, group.reaped) == (None, "", None)
+    assert repr(group) == "GroupRef(mechanism='m', pid=1, proof=None, folder='/f', host_identity=None, session_id='', reaped=None)"
+    with pytest.raises(TypeError, match=r"missing 1 required positional argument: 'folder'"):
+        GroupRef(mechanism="m", pid=1, proof=None)  # type: ignore[call-arg]
+    with pytest.raises(FrozenInstanceError):
+        group.pid = 2  # type: ignore[misc]

@@ -123,11 +123,17 @@ def test_hot_commands_on_a_live_session_load_no_slow_stdlib(cli, args: list[str]
             assert name not in modules, (args, name)
 
 
-@pytest.mark.parametrize("args", [["list"], ["inspect", "{id}"]])
-def test_list_and_inspect_of_a_live_session_load_no_hashlib(cli, args: list[str]) -> None:  # type: ignore[no-untyped-def]
-    """They judge the host through the session's plugin; linux_cgroup needs sha256 only to name a
-    leaf (create, the group hooks), and hashlib's OpenSSL load is ~1 ms (issue 26)."""
+@pytest.mark.parametrize("args", [["list"], ["--json", "list"], ["inspect", "{id}"], ["--json", "inspect", "{id}"]])
+def test_list_and_inspect_of_a_live_session_load_neither_pluggy_nor_slow_stdlib(cli, args: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """They judge the host through the session's built-in plugin, called without pluggy (its
+    import and inspect's cost ~10 ms: docs/adr/0046); linux_cgroup needs sha256 only to name a
+    leaf (create, the group hooks), and hashlib's OpenSSL load is ~1 ms; inspect measures the
+    Home's disk without shutil (bz2, lzma) (issue 26)."""
     sid = cli.create("bash", "--norc", "-i")["sessionId"]
     modules = _modules_after([a.format(id=sid) for a in args], str(cli.home))
     assert "agent_tty.platform.manager" in modules  # it did judge the host
-    assert "hashlib" not in modules and "_hashlib" not in modules, args
+    assert any(m.startswith("agent_tty_plugins.") for m in modules)  # through the plugin itself
+    editable = any(module.startswith("__editable__") for module in modules)
+    for name in ("hashlib", "_hashlib", "pluggy", "shutil", "bz2", "lzma", *SLOW_STDLIB):
+        if not (editable and name == "importlib"):
+            assert name not in modules and not any(m.startswith(name + ".") for m in modules), (args, name)
