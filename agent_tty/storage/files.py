@@ -122,16 +122,31 @@ READ_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0)
 def read_bytes(path: Path) -> bytes:
     """A record's bytes: a regular file of ours, opened without following a link.
     FileNotFoundError passes through; anything else is a STORAGE_ERROR with its errno."""
-    with open_stream(path) as stream:
-        try:
-            return stream.read()
-        except OSError as err:
-            raise _read_error(path, err.errno or 0, err.strerror or str(err)) from None
+    fd, size = _open_checked(path)
+    try:
+        # Straight from the fd: a file object (and its 1 MiB buffer) costs a record read ~5 us,
+        # ~1 ms of a list of 100 sessions (issue 26).
+        chunks = []
+        while True:
+            chunk = os.read(fd, max(size + 1, 4096))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+    except OSError as err:
+        raise _read_error(path, err.errno or 0, err.strerror or str(err)) from None
+    finally:
+        os.close(fd)
 
 
 def open_stream(path: Path) -> BinaryIO:
     """A record to read a piece at a time (an event log larger than memory should hold), with
     read_bytes's checks: FileNotFoundError passes through, anything else is a STORAGE_ERROR."""
+    fd, _size = _open_checked(path)
+    return os.fdopen(fd, "rb", buffering=1 << 20)
+
+
+def _open_checked(path: Path) -> tuple[int, int]:
+    """An fd of a regular file of ours at `path`, not reached through a link, and its size."""
     try:
         fd = fs.open_file(path, READ_FLAGS)
     except FileNotFoundError:
@@ -156,7 +171,7 @@ def open_stream(path: Path) -> BinaryIO:
         if isinstance(err, OSError):
             raise _read_error(path, err.errno or 0, err.strerror or str(err)) from None
         raise
-    return os.fdopen(fd, "rb", buffering=1 << 20)
+    return fd, info.st_size
 
 
 def _write_error(path: Path, err: OSError) -> AgentTtyError:

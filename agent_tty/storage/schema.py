@@ -186,6 +186,42 @@ class Record(ByValue):
 
     @classmethod
     def from_obj(cls, obj: Any, where: str = "") -> Self:
+        try:
+            return cls._read_valid(obj)
+        except RecordError:
+            pass
+        return cls._read_checked(obj, where)  # the same checks, step by step, to say what is wrong
+
+    @classmethod
+    def _read_valid(cls, obj: Any) -> Self:
+        """A valid record, read by checkers made once per field: every read of a manifest
+        (list reads one per session) skips the generic checker's walk and its messages.
+        Raises _Invalid, without a message, at the first thing _read_checked would refuse."""
+        if type(obj) is not dict:
+            raise _Invalid
+        if cls.VERSION is not None and obj.get("version") != cls.VERSION:
+            raise _Invalid
+        readers = cls.__dict__.get("_readers")
+        if readers is None:
+            readers = tuple(
+                (f.name, _camel(f.name), _checker(_hint(f)), f.default, f.factory) for f in cls._fields
+            )
+            cls._readers = readers  # type: ignore[attr-defined]
+        record = object.__new__(cls)
+        own = record.__dict__
+        for name, key, check, default, factory in readers:
+            if key in obj:
+                own[name] = check(obj[key])
+            elif factory is not None:
+                own[name] = factory()
+            elif default is not MISSING:
+                own[name] = default
+            else:
+                raise _Invalid
+        return record
+
+    @classmethod
+    def _read_checked(cls, obj: Any, where: str = "") -> Self:
         where = where or cls.__name__
         if not isinstance(obj, dict):
             raise RecordError(f"{where}: expected an object, got {_kind(obj)}")
@@ -338,3 +374,113 @@ def _check(value: Any, hint: Any, where: str) -> Any:
     else:
         raise TypeError(f"unsupported record type {hint!r} at {where}")
     raise RecordError(f"{where}: expected {hint.__name__}, got {_kind(value)}")
+
+
+class _Invalid(RecordError):
+    """What a field's checker raises: the read is redone by _check, which says why."""
+
+
+def _checker(hint: Any) -> Any:
+    """A function that returns what _check returns for a valid value of `hint`, and raises
+    _Invalid (or a nested record's RecordError) where _check would raise."""
+    kind, args = _shape(hint)
+    if kind == "union":
+        options = tuple(_checker(option) for option in args)
+        nullable = type(None) in args
+
+        def check_union(value: Any) -> Any:
+            if value is None and nullable:
+                return None
+            for option in options:
+                try:
+                    return option(value)
+                except RecordError:
+                    pass
+            raise _Invalid
+
+        return check_union
+    if kind == "literal":
+        values, kinds = args
+
+        def check_literal(value: Any) -> Any:
+            if value in values and type(value) in kinds:
+                return value
+            raise _Invalid
+
+        return check_literal
+    if kind == "list":
+        item = _checker(args[0])
+
+        def check_list(value: Any) -> Any:
+            if not isinstance(value, list):
+                raise _Invalid
+            return tuple(item(v) for v in value)
+
+        return check_list
+    if kind == "dict":
+        entry = _checker(args[1])
+
+        def check_dict(value: Any) -> Any:
+            if not isinstance(value, dict):
+                raise _Invalid
+            return {str(k): entry(v) for k, v in value.items()}
+
+        return check_dict
+    if kind == "null":
+
+        def check_null(value: Any) -> Any:
+            if value is None:
+                return None
+            raise _Invalid
+
+        return check_null
+    if kind == "any":
+        return lambda value: value
+    if kind == "record":
+        return hint._read_valid
+    if kind == "enum":
+
+        def check_enum(value: Any) -> Any:
+            try:
+                return hint(value)
+            except ValueError:
+                raise _Invalid from None
+
+        return check_enum
+    if kind == "bool":
+
+        def check_bool(value: Any) -> Any:
+            if isinstance(value, bool):
+                return value
+            raise _Invalid
+
+        return check_bool
+    if kind == "int":
+
+        def check_int(value: Any) -> Any:
+            if isinstance(value, int) and not isinstance(value, bool):
+                return value
+            raise _Invalid
+
+        return check_int
+    if kind == "float":
+
+        def check_float(value: Any) -> Any:
+            if isinstance(value, int | float) and not isinstance(value, bool) and math.isfinite(value):
+                return float(value)
+            raise _Invalid
+
+        return check_float
+    if kind == "type":
+
+        def check_type(value: Any) -> Any:
+            if isinstance(value, hint):
+                return value
+            raise _Invalid
+
+        return check_type
+
+    def unsupported(value: Any) -> Any:
+        raise _Invalid  # _check raises the TypeError that names it
+
+    return unsupported

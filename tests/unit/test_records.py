@@ -68,3 +68,39 @@ def test_other_records() -> None:
     assert ProgramRecord.from_json(program.to_json()) == program
     with pytest.raises(RecordError):
         ProgramRecord.from_json('{"version":1,"mechanism":"m","pid":"4"}')
+
+
+def _variants() -> list[object]:
+    """A full manifest, and each of its fields missing, null, or replaced by a value of every
+    other JSON kind (and a few near misses: bool for int, NaN, an unknown status)."""
+    full = json.loads(
+        _manifest(
+            host_pid=10, child_pid=11, name="n", cwd="/", env={"A": "b"}, mechanism="m", exit_code=0,
+            failure=Failure(reason="host-death", message="m"),
+        ).to_json()
+    )
+    kinds: list[object] = [None, True, 0, 1.5, float("nan"), "s", "running", [], ["x"], [1], {}, {"k": 1}, {"reason": "r", "message": "m"}]
+    variants: list[object] = [full, [], "x", None, {**full, "version": 2}, {**full, "extra": 1}]
+    for key in full:
+        variants.append({k: v for k, v in full.items() if k != key})
+        variants.extend({**full, key: value} for value in kinds)
+    return variants
+
+
+def test_the_fast_reader_agrees_with_the_checked_one() -> None:
+    """Manifest.from_obj reads a valid record by per-field checkers and redoes any refusal
+    step by step for its message: both must accept the same records, as equal values."""
+    accepted = refused = 0
+    for variant in _variants():
+        try:
+            checked = Manifest._read_checked(variant)
+        except RecordError:
+            with pytest.raises(RecordError):
+                Manifest._read_valid(variant)
+            refused += 1
+            continue
+        fast = Manifest._read_valid(variant)
+        assert fast == checked and repr(fast) == repr(checked), variant
+        assert Manifest.from_obj(variant) == checked
+        accepted += 1
+    assert accepted > 20 and refused > 100
