@@ -69,6 +69,14 @@ class Frozen(ByValue):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         fields = type(self).__slots__
+        if not kwargs and len(args) == len(fields):  # every field by position: nothing to check
+            for name, value in zip(fields, args):
+                object.__setattr__(self, name, value)
+            return
+        if not args and len(kwargs) == len(fields) and all(name in kwargs for name in fields):
+            for name in fields:  # every field by name, in the fields' order
+                object.__setattr__(self, name, kwargs[name])
+            return
         if len(args) > len(fields):
             raise TypeError(
                 f"{type(self).__qualname__}.__init__() takes {len(fields) + 1} positional arguments but {len(args) + 1} were given"

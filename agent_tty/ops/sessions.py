@@ -94,14 +94,21 @@ def list_sessions(engine: Engine, all_: bool = False) -> tuple[dict[str, Any], l
     for session_id in engine.home.session_ids():
         paths = engine.home.session(session_id)
         try:
-            found = incomplete(paths)
-            if found is not None:
-                if all_:
-                    leftovers.append(found.summary())  # no manifest: a create or gc died half-way
-                continue
+            try:
+                read = engine.read_manifest(paths)
+            except AgentTtyError as err:
+                if err.code is not ErrorCode.SESSION_NOT_FOUND:
+                    raise
+                # No manifest (or no folder: then incomplete says SESSION_NOT_FOUND too).
+                found = incomplete(paths)
+                if found is not None:
+                    if all_:
+                        leftovers.append(found.summary())  # a create or gc died half-way
+                    continue
+                read = engine.read_manifest(paths)  # a create wrote it since
             # Active sessions are checked for a dead host; ended ones only for a destroyed
             # marker beside another status (ReconcileRepairsMarked), which costs one stat.
-            manifest = reconcile(engine, paths, engine.read_manifest(paths)).manifest
+            manifest = reconcile(engine, paths, read).manifest
         except AgentTtyError as err:
             if err.code is ErrorCode.SESSION_NOT_FOUND:
                 continue  # removed while we listed
