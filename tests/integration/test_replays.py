@@ -145,8 +145,9 @@ def test_host_writes_land_in_call_order(cli: Cli, tmp_path: Path) -> None:
     (running) is held; the exit write comes after it in call order, so the manifest ends
     exited with the program's code and never reads running again."""
     log = tmp_path / "replay.log"
-    # 3 s: the exit write is called well within the hold, also on a loaded machine.
-    env = cli.replay_env("host:rename:/session.json:1:3000", log)
+    # 8 s: the exit write is called well within the hold, also on a loaded machine (at 3 s the
+    # guard's mutation read green now and then under load: the exit came after the hold).
+    env = cli.replay_env("host:rename:/session.json:1:8000", log)
     creating = cli.start("create", "--", "sh", "-c", "exit 3", env=env)
     wait_until(lambda: _held(log), what="host to hold its start-up write")
     creating.communicate(timeout=60)
