@@ -302,6 +302,17 @@ class Session:
             names=PYTHON,
         )
 
+    def batch(self, steps: list[dict[str, Any]] | str, keep_going: bool = False) -> dict[str, Any]:
+        """As `batch --json`: `steps` (a list of step objects, or its JSON text) are all checked
+        first (INVALID_INPUT or USAGE naming the step, nothing sent), then run in order, each
+        wait anchored at the input step before it; the result has a record per step, and its
+        `exitCode` is the CLI's (0, or the first failed step's). A KeyboardInterrupt goes on with
+        the records so far as its `.batch` (the step in flight `interrupted`)."""
+        from agent_tty.ops import batch
+
+        plan = batch.check_steps(batch.parse_steps(steps) if isinstance(steps, str) else steps)
+        return batch.run_batch(self.client._engine(), self.id, plan, keep_going)
+
     def snapshot(self, structured: bool = False, scrollback: bool = False, *, max_cells: int | None = None) -> dict[str, Any]:
         """As `snapshot --json` (`structured`: `--format structured`). `max_cells`: a structured
         snapshot of a screen with more cells (cols x rows) is INVALID_INPUT (`details.limit`,
