@@ -25,33 +25,23 @@ __all__ = ["AgentTtyError", "Client", "ErrorCode", "Session"]
 
 def _ms(seconds: float | None, what: str = "timeout") -> int | None:
     """A time-out in seconds (None or 0: no limit) as the operations' milliseconds."""
-    if seconds is None or seconds == 0:
-        return None
-    return max(1, _duration_ms(seconds, what))
+    from agent_tty.protocol.values import timeout_seconds_ms
+
+    return timeout_seconds_ms(seconds, what)
 
 
 def _duration_ms(seconds: float, what: str) -> int:
-    from agent_tty.protocol.values import MAX_DURATION_S
+    from agent_tty.protocol.values import seconds_ms
 
-    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_DURATION_S:
-        from agent_tty.protocol.errors import invalid
-
-        raise invalid(f"invalid {what} {seconds!r}: seconds, from 0 to {MAX_DURATION_S:g}", value=repr(seconds))
-    return round(seconds * 1000)
+    return seconds_ms(seconds, what)
 
 
 def _positive_ms(value: float | None, what: str) -> int | None:
     """A duration in milliseconds (`screen_stable_ms`, `idle_ms`): more than 0, at most a year,
     rounded up to a whole millisecond as the CLI rounds `--screen-stable-ms 0.5`."""
-    from agent_tty.protocol.values import MAX_DURATION_S
+    from agent_tty.protocol.values import positive_ms
 
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_DURATION_S * 1000:
-        from agent_tty.protocol.errors import invalid
-
-        raise invalid(f"invalid {what} {value!r}: milliseconds, more than 0 and at most {MAX_DURATION_S * 1000:g}", value=repr(value))
-    return -int(-value // 1)
+    return None if value is None else positive_ms(value, what)
 
 
 def _old_seconds(old: str, seconds: float | None, new: str, ms: float | None) -> int | None:
@@ -311,6 +301,17 @@ class Session:
             output=output,
             names=PYTHON,
         )
+
+    def batch(self, steps: list[dict[str, Any]] | str, keep_going: bool = False) -> dict[str, Any]:
+        """As `batch --json`: `steps` (a list of step objects, or its JSON text) are all checked
+        first (INVALID_INPUT or USAGE naming the step, nothing sent), then run in order, each
+        wait anchored at the input step before it; the result has a record per step, and its
+        `exitCode` is the CLI's (0, or the first failed step's). A KeyboardInterrupt goes on with
+        the records so far as its `.batch` (the step in flight `interrupted`)."""
+        from agent_tty.ops import batch
+
+        plan = batch.check_steps(batch.parse_steps(steps) if isinstance(steps, str) else steps)
+        return batch.run_batch(self.client._engine(), self.id, plan, keep_going)
 
     def snapshot(self, structured: bool = False, scrollback: bool = False, *, max_cells: int | None = None) -> dict[str, Any]:
         """As `snapshot --json` (`structured`: `--format structured`). `max_cells`: a structured

@@ -113,6 +113,16 @@ TABLE = {
             (('--output',), 'output', 'bool', False, False, False),
         ),
     ),
+    'batch': (
+        (
+            ('session_id', 'str', False, True, None),
+            ('steps', 'str', False, False, None),
+        ),
+        (
+            (('--file',), 'file', 'str', False, False, None),
+            (('--keep-going',), 'keep_going', 'bool', False, False, False),
+        ),
+    ),
     'snapshot': (
         (
             ('session_id', 'str', False, True, None),

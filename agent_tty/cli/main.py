@@ -80,6 +80,12 @@ COMMANDS: dict[str, CommandInfo] = {
         "agent-tty wait ID --screen-stable-ms 500",
         "agent-tty wait ID --exit --timeout 10s",
     ),
+    "batch": CommandInfo(
+        "agent_tty.cli.commands.batch",
+        "Run input and wait steps in order; one record per step.",
+        """agent-tty batch ID '[{"kind": "run", "command": "make"}, {"kind": "wait", "text": "Build finished"}]'""",
+        "agent-tty batch ID --file steps.json --keep-going",
+    ),
     "snapshot": CommandInfo(
         "agent_tty.cli.commands.snapshot",
         "The screen as text or cells.",

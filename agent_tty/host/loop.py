@@ -413,6 +413,9 @@ class Host:
             result = {**result, "seq": wait.seq}
             if not result.get("completed"):  # timed out, or the program ended first
                 result = {**result, **self._run_output_so_far(wait)}
+        elif "screenHash" not in result:
+            # The screen the wait was judged on, as snapshot hashes it (a batch step's record).
+            result = {**result, "screenHash": visible_hash(self.live)}
         result = {**result, **self._wait_output(wait)}
         self.rpc.answer(wait.conn, result)
 
@@ -800,7 +803,7 @@ class Host:
         elif pattern is not None:
             wait.set_baseline(self.live.baseline(request.get("afterSeq")))
         if kind == "exit" and self.exit is not None:
-            return {"matched": True, "timedOut": False, "seq": self.events.seq, **self._wait_output(wait)}
+            return {"matched": True, "timedOut": False, "seq": self.events.seq, "screenHash": visible_hash(self.live), **self._wait_output(wait)}
         self._add_wait(wait)
         return None
 

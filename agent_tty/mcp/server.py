@@ -317,6 +317,26 @@ def build(home: str | None, client: Client | None = None, idle_timeout: float | 
             what="wait",
         )
 
+    @tool(name="batch", annotations=DRIVE)
+    async def batch(
+        ctx: Context,
+        session_id: SessionId,
+        steps: Annotated[
+            list[dict[str, Any]],
+            Field(
+                min_length=1,
+                description='In order, each {"kind": ..., and the parameters of the tool of that name}: run (command, timeout, wait), '
+                "type (text), paste (text), sendKeys (keys), wait (text, regex, screen_stable_ms, idle_ms, exit, after_seq, timeout, output).",
+            ),
+        ],
+        keep_going: Annotated[bool, Field(description="Run the later steps after one failed.")] = False,
+    ) -> _out("batch"):
+        """Run input and wait steps in order, all checked before the first runs; each wait counts only
+        what appeared after the input step before it. Stops at the first failed step unless keep_going.
+        The result says status (completed, failed), exitCode (the first failed step's, as the CLI's) and a
+        record per step (status completed/failed/not-run, durationMs, seq, matched, timedOut, error, result)."""
+        return await call(ctx, lambda: client.find(session_id).batch(steps, keep_going), total_s=0.0, what="batch")
+
     @tool(name="snapshot", annotations=READ)
     async def snapshot(
         ctx: Context,

@@ -31,22 +31,9 @@ def wait(
     """Until one condition holds: `matched` (or `timedOut`) in the result; SESSION_NOT_RUNNING
     when the session ended before it matched. `after_seq`: a seq or "last" (the last input);
     `timeout_ms` None waits forever. Errors name the parameters as `names` spells them."""
-    import re
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
-    from agent_tty.protocol.errors import AgentTtyError, ErrorCode, invalid
-
-    conditions = ("text", "regex", "screen_stable_ms", "idle_ms", "exit")
-    chosen = [n for n, v in zip(conditions, (text, regex, stable_ms, idle_ms, exit or None)) if v is not None]
-    if len(chosen) != 1:
-        given = f" (given: {names.one_of(*chosen)})" if chosen else ""
-        raise invalid(f"give exactly one of {names.one_of(*conditions)}{given}")
-    if regex is not None:
-        try:
-            re.compile(regex)
-        except re.error as err:
-            raise invalid(f"invalid {names.of('regex')} {regex!r}: {err}", value=regex) from None
-    if isinstance(after_seq, str) and after_seq != "last" or isinstance(after_seq, int) and after_seq < 0:
-        raise invalid(f"invalid {names.of('after_seq')} {after_seq!r}: a seq number (0 or more) or `last`", value=after_seq)
+    check_wait(text=text, regex=regex, stable_ms=stable_ms, idle_ms=idle_ms, exit=exit, after_seq=after_seq, names=names)
     request: dict[str, Any] = {
         "op": "wait",
         "text": text,
@@ -70,6 +57,45 @@ def wait(
         exitCode=result.get("exitCode"),
         exitSignal=result.get("exitSignal"),
     )
+
+
+def check_wait(
+    *,
+    text: str | None = None,
+    regex: str | None = None,
+    stable_ms: int | None = None,
+    idle_ms: int | None = None,
+    exit: bool = False,
+    after_seq: int | str | None = None,
+    names: Names = CLI,
+) -> None:
+    """What `wait` refuses before it asks the host (a `batch` checks every step with it first)."""
+    import re
+
+    from agent_tty.protocol.errors import invalid
+
+    conditions = ("text", "regex", "screen_stable_ms", "idle_ms", "exit")
+    chosen = [n for n, v in zip(conditions, (text, regex, stable_ms, idle_ms, exit or None)) if v is not None]
+    if len(chosen) != 1:
+        given = f" (given: {names.one_of(*chosen)})" if chosen else ""
+        raise invalid(f"give exactly one of {names.one_of(*conditions)}{given}")
+    if regex is not None:
+        try:
+            re.compile(regex)
+        except re.error as err:
+            raise invalid(f"invalid {names.of('regex')} {regex!r}: {err}", value=regex) from None
+    if isinstance(after_seq, str) and after_seq != "last" or isinstance(after_seq, int) and after_seq < 0:
+        raise invalid(f"invalid {names.of('after_seq')} {after_seq!r}: a seq number (0 or more) or `last`", value=after_seq)
+
+
+def wait_failure(result: dict[str, Any]):  # type: ignore[no-untyped-def]
+    """A wait that did not match timed out (exit 11): the error a `batch` step reports for it,
+    or None when it matched. (A session that ended first is raised by `wait` itself.)"""
+    from agent_tty.protocol.errors import AgentTtyError, ErrorCode
+
+    if result.get("matched"):
+        return None
+    return AgentTtyError(ErrorCode.WAIT_TIMEOUT, f"timed out (seq {result.get('seq')})", seq=result.get("seq"))
 
 
 def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ignore[no-untyped-def]
@@ -110,8 +136,10 @@ def _wait_offline(paths, request: dict[str, Any]) -> dict[str, Any]:  # type: ig
 
     with open_log(paths.events) as (header, events):
         screen, _seq = replay_events(header, events, on_event=at_baseline if after is not None else None)
+    from agent_tty.terminal.screen import screen_hash
+
     matched = matches_since(pattern, search_text(screen), baseline)
-    return {"matched": matched, "ended": True, "timedOut": False, "seq": last, **ended}
+    return {"matched": matched, "ended": True, "timedOut": False, "seq": last, "screenHash": screen_hash(screen.lines()), **ended}
 
 
 def take_snapshot(  # type: ignore[no-untyped-def]

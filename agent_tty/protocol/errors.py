@@ -55,6 +55,7 @@ class ErrorCode(enum.StrEnum):
     UNSAFE_HOME = "UNSAFE_HOME"
     RESOURCE_LIMIT = "RESOURCE_LIMIT"
     MISSING_DEPENDENCY = "MISSING_DEPENDENCY"
+    COMMAND_FAILED = "COMMAND_FAILED"
 
 
 EXIT_CODES: dict[ErrorCode, ExitCode] = {
@@ -79,6 +80,9 @@ EXIT_CODES: dict[ErrorCode, ExitCode] = {
     # A command whose optional extra is not installed (`agent-tty mcp` without `[mcp]`): nothing
     # ran; the invocation cannot work until the install changes, as a bad flag cannot (ADR 0035).
     ErrorCode.MISSING_DEPENDENCY: ExitCode.INVALID_INPUT,
+    # `run`'s command completed with a non-zero status: the command says so in an ok envelope
+    # (exit 12); a `batch` step that ran it reports it as this error.
+    ErrorCode.COMMAND_FAILED: ExitCode.COMMAND_FAILED,
 }
 
 

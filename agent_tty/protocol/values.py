@@ -35,6 +35,28 @@ def parse_duration_ms(text: str, what: str, bare_unit: str = "s") -> int:
     return -int(-seconds * 1000 // 1)
 
 
+def seconds_ms(seconds: object, what: str) -> int:
+    """A number of seconds (the API's and MCP's durations), 0 to a year, as milliseconds."""
+    if isinstance(seconds, bool) or not isinstance(seconds, (int, float)) or not 0 <= seconds <= MAX_DURATION_S:
+        raise invalid(f"invalid {what} {seconds!r}: seconds, from 0 to {MAX_DURATION_S:g}", value=repr(seconds))
+    return round(seconds * 1000)
+
+
+def timeout_seconds_ms(seconds: object, what: str = "timeout") -> int | None:
+    """A time-out in seconds (None or 0: no limit) as the operations' milliseconds."""
+    if seconds is None or seconds == 0:
+        return None
+    return max(1, seconds_ms(seconds, what))
+
+
+def positive_ms(value: object, what: str) -> int:
+    """A number of milliseconds (`screen_stable_ms`, `idle_ms` in the API and MCP): more than 0,
+    at most a year, rounded up to a whole millisecond as the CLI rounds `--screen-stable-ms 0.5`."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 < value <= MAX_DURATION_S * 1000:
+        raise invalid(f"invalid {what} {value!r}: milliseconds, more than 0 and at most {MAX_DURATION_S * 1000:g}", value=repr(value))
+    return -int(-value // 1)
+
+
 def parse_signal(text: str) -> int:
     """'INT', 'SIGINT', 'int' or '2' -> 2."""
     import signal

@@ -11,6 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from agent_tty.schema.batch import BatchResult
 from agent_tty.schema.drive import InputResult, KeysResult, MarkResult, ResizeResult, RunResult, SignalResult
 from agent_tty.schema.envelope import ErrorEnvelope, envelope_adapter, envelope_json_schema
 from agent_tty.schema.environment import (
@@ -38,6 +39,7 @@ RESULTS: dict[str, type[BaseModel]] = {
     "paste": InputResult,
     "send-keys": KeysResult,
     "wait": WaitResult,
+    "batch": BatchResult,
     "snapshot": SnapshotResult,
     "screenshot": ScreenshotResult,
     "record": RecordResult,

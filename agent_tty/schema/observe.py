@@ -13,7 +13,10 @@ class WaitResult(SessionResult):
     matched: bool = doc("Whether the condition held.")
     timedOut: bool = doc("Whether --timeout passed first (exit 11; the envelope still says ok).")
     seq: int = doc("The last event seq when the wait ended.")
-    screenHash: str = absent("--screen-stable-ms: the hash of the still screen (absent otherwise).")
+    screenHash: str = absent(
+        "sha256 of the visible text the wait was judged on, as snapshot's (absent when an ended session's "
+        "--exit, --screen-stable-ms, --idle-ms or --output wait was judged from its log without its screen)."
+    )
     ended: bool = absent("Present (true) when an ended session was judged from its event log.")
     exitCode: int | None = absent("The program's exit code, when the wait saw it end (absent otherwise).")
     exitSignal: int | None = absent("The signal that ended the program, when the wait saw it end (absent otherwise).")

@@ -211,6 +211,9 @@ TABLE: dict[tuple[str, str], tuple[int, Args]] = {
     ("wait", "output of an ended session"): (0, lambda s: ["wait", s.ended, "--text", "ENDED", "--output"]),
     ("wait", "SESSION_NOT_RUNNING"): (4, lambda s: ["wait", s.ended, "--text", "NEVER-PRINTED"]),
     ("wait", "INVALID_INPUT"): (2, lambda s: ["wait", s.live]),
+    ("batch", OK): (0, lambda s: ["batch", s.live, '[{"kind": "type", "text": "x"}, {"kind": "wait", "text": "x", "timeout": 5}]']),
+    ("batch", "step failed"): (11, lambda s: ["batch", s.live, '[{"kind": "wait", "text": "NEVER-PRINTED", "timeout": 0.2}, {"kind": "type", "text": "x"}]']),
+    ("batch", "USAGE"): (2, lambda s: ["batch", s.live, '[{"kind": "nosuch"}]']),
     ("snapshot", OK): (0, lambda s: ["snapshot", s.live]),
     ("snapshot", "structured with scrollback"): (0, lambda s: ["snapshot", s.live, "--format", "structured", "--scrollback"]),
     ("snapshot", "replayed"): (0, lambda s: ["snapshot", s.ended, "--format", "structured"]),
@@ -246,6 +249,7 @@ NOT_PRODUCIBLE = {
     ErrorCode.WAIT_TIMEOUT: "a timed-out wait or run is an ok envelope with timedOut: true (rows `timed out`)",
     ErrorCode.PLATFORM_UNAVAILABLE: "raised only on a system without PTYs or Unix sockets, not this one",
     ErrorCode.RESOURCE_LIMIT: "needs a process limit reached (test_create_refusals.py makes one), not a row's input",
+    ErrorCode.COMMAND_FAILED: "only a batch step's error (row `batch:step failed` has WAIT_TIMEOUT's); run says it in an ok envelope",
     ErrorCode.MISSING_DEPENDENCY: "needs an install without the mcp extra (test_lean_install.py makes one), not this venv",
 }
 """Codes no real input produces here: their documents come from the real emit_error path."""
@@ -311,6 +315,7 @@ def _check_outcome(command: str, outcome: str, result: dict[str, Any]) -> None:
         "replayed": lambda r: r["source"] == "replay",
         "copied": lambda r: r["copiedTo"] is not None,
         "one command": lambda r: "oneOf" in r,
+        "step failed": lambda r: [step["status"] for step in r["steps"]] == ["failed", "not-run"],
     }
     if outcome in expected:
         assert expected[outcome](result), (command, outcome, result)

@@ -20,7 +20,7 @@ mcp = pytest.importorskip("mcp")
 
 TOOLS = {
     "create", "list", "inspect", "destroy", "gc", "doctor", "run", "type", "paste", "send_keys",
-    "mark", "resize", "signal", "wait", "snapshot", "screenshot", "record_export",
+    "mark", "resize", "signal", "wait", "snapshot", "screenshot", "record_export", "batch",
 }
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

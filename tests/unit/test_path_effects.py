@@ -32,6 +32,8 @@ REVIEWED = {
     # The user's own --file argument, named on the command line, not in a record.
     ("ops/live.py", "read_input_file", "open"),
     ("ops/live.py", "file_chunks", "open"),
+    # A batch paste step's `file`, given by the caller in the steps, opened to refuse it up front.
+    ("ops/batch.py", "_check_paste", "open"),
     # /proc/self/status, cgroup and attr/current of our own process: fixed paths no record names.
     ("platform/inherited.py", "_read", "open"),
     # The host's own files in its own checked session folder, through storage/fs.py.

@@ -20,36 +20,27 @@ def command(
 ) -> int:
     from agent_tty.cli.engine import cli_engine
     from agent_tty.ops import drive
-    from agent_tty.ops.live import parse_timeout_ms, read_input_file
-    from agent_tty.protocol.errors import invalid
+    from agent_tty.ops.live import parse_timeout_ms
 
-    if (shell_command is None) == (file is None):
-        raise invalid("give COMMAND or --file, not both")
-    if file is not None:
-        shell_command = read_input_file(file).rstrip("\n")
-    assert shell_command is not None
+    shell_command = drive.run_command_text(shell_command, file)
     timeout_ms = parse_timeout_ms(timeout, drive.RUN_TIMEOUT_MS)
     result = drive.run(cli_engine(), session_id, shell_command, timeout_ms, wait=not no_wait)
     from agent_tty.cli.output import note
-    from agent_tty.protocol.errors import ExitCode
 
+    failure = drive.run_failure(result)  # the same judgement a `batch` step makes
     if result["timedOut"]:
         emit(result, (result["output"] or "").rstrip("\n"))  # what it printed so far
-        if not result["typed"]:
-            note("timed out before the shell read the line: nothing was typed (a command may hold the terminal)")
-        else:
-            note(f"timed out waiting for the command to complete (seq {result['seq']})")
-        return ExitCode.WAIT_TIMEOUT
+        note(failure.message)
+        return failure.exit_code
     if result["ended"]:
-        how = f"signal {result['exitSignal']}" if result["exitSignal"] is not None else f"exit code {result['exitCode']}"
-        emit(result, f"the program ended before the command completed ({how})")
-        return ExitCode.SESSION_NOT_RUNNING  # the session is no longer running
+        emit(result, failure.message)
+        return failure.exit_code  # 4: the session is no longer running
     if not result["completed"]:  # --no-wait
         emit(result, f"seq {result['seq']}")
-        return ExitCode.OK
+        return 0
     # Text for scripts: stdout is the command's output alone; its status goes to stderr.
     emit(result, (result["output"] or "").rstrip("\n"))
-    if result["exitStatus"] != 0:
-        note(f"exit status {result['exitStatus']} (seq {result['seq']})")
-        return ExitCode.COMMAND_FAILED
-    return ExitCode.OK
+    if failure is not None:
+        note(failure.message)
+        return failure.exit_code  # 12
+    return 0

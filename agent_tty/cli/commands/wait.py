@@ -51,17 +51,18 @@ def command(
         timeout_ms=timeout_ms,
         output=output,
     )
+    failure = observe.wait_failure(result)  # the same judgement a `batch` step makes
     if output:
         # Text for scripts, as run's: stdout is what the program printed; a time-out goes to stderr.
         from agent_tty.cli.output import note
 
         emit(result, (result.get("output") or "").rstrip("\n"))
-        if result.get("matched"):
+        if failure is None:
             return 0
-        note(f"timed out (seq {result.get('seq')})")
-        return 11
-    if result.get("matched"):
+        note(failure.message)
+        return failure.exit_code
+    if failure is None:
         emit(result, f"matched at seq {result.get('seq')}")
         return 0
     emit(result, "timed out")
-    return 11
+    return failure.exit_code
