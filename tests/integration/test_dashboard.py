@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 import pytest
@@ -184,3 +185,37 @@ def test_an_empty_home_draws_at_any_size(cli: Cli) -> None:
         lines = done.result["lines"]
         assert len(lines) == rows and all(len(line) <= cols for line in lines), (cols, rows, lines)
     assert not cli.home.exists() or not any(cli.home.iterdir())
+
+
+FLOOD = """
+import sys, time
+sys.stdout.write('READY\\n'); sys.stdout.flush()
+sys.stdin.readline()
+line = 'x' * 60
+for i in range((6 << 20) // 72):
+    sys.stdout.write(f'line {i:08d} {line}\\n')
+sys.stdout.write('FLOOD-DONE\\n')
+sys.stdout.flush()
+time.sleep(600)
+"""
+
+
+@pytest.mark.timeout(300)
+def test_the_mirror_follows_the_log_through_its_rotations(cli: Cli) -> None:
+    # 6 MiB of output with 2 MiB segments: the host renames a new events.jsonl (starting with a
+    # checkpoint) over the one the dashboard has open, twice or more, while it follows.
+    flood = cli.run("create", "--name", "flood", "--", sys.executable, "-c", FLOOD, env={"AGENT_TTY_LOG_SEGMENT_MB": "2"}).result["sessionId"]
+    wait_text(cli, flood, "READY")
+    sid = start_dashboard(cli)["sessionId"]
+    wait_text(cli, sid, "READY")
+    first_log = os.lstat(cli.folder(flood) / "events.jsonl").st_ino
+    cli.run("send-keys", flood, "Enter")
+    wait_text(cli, flood, "FLOOD-DONE", timeout="120s")
+    assert os.lstat(cli.folder(flood) / "events.jsonl").st_ino != first_log  # it rotated
+    wait_text(cli, sid, "FLOOD-DONE", timeout="60s")
+    # What the pane shows is the session's own screen, clipped to the pane's 66 columns.
+    cli.run("wait", sid, "--screen-stable-ms", "300", "--timeout", "20s")
+    mirrored = [row.split("│", 1)[1].rstrip() for row in screen(cli, sid)["lines"][2:26]]
+    assert mirrored == [line[:66].rstrip() for line in screen(cli, flood)["lines"]]
+    cli.run("send-keys", sid, "q")
+    assert cli.run("wait", sid, "--exit", "--timeout", "15s").result.get("exitCode") == 0
