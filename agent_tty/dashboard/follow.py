@@ -93,7 +93,8 @@ class Mirror:
         return True
 
     def _rotated(self) -> bool:
-        """A different file is now events.jsonl (the host rotated the log)."""
+        """A different file is now events.jsonl (the host rotated the log). Our open file keeps
+        its inode from being freed and reused, so an equal number is the same file."""
         try:
             info = os.lstat(self.path)
         except OSError:

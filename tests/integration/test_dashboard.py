@@ -66,7 +66,8 @@ def read_only_fds(pid: int, home: Path) -> None:
             assert flags & os.O_ACCMODE == os.O_RDONLY, (fd, target, oct(flags))
 
 
-def test_dashboard_lists_mirrors_switches_resizes_and_quits_without_writing(cli: Cli) -> None:
+def test_dashboard_lists_mirrors_switches_resizes_and_quits_without_writing(tty: Cli) -> None:
+    cli = tty  # the host's and the mirror's screen backend: both ghostty, then both pyte
     first = cli.create("sh", "-c", "echo HELLO-FROM-ALPHA; exec sleep 600", options=("--name", "alpha"))["sessionId"]
     second = cli.create("bash", "--norc", "--noprofile", options=("--name", "beta", "--env", "PS1=$ "))["sessionId"]
     wait_text(cli, first, "HELLO-FROM-ALPHA")
@@ -155,7 +156,8 @@ def test_sigterm_restores_the_terminal(cli: Cli) -> None:
     assert last["alternateScreen"] is False and last["cursor"]["visible"] is True, last
 
 
-def test_once_prints_one_frame_and_needs_no_terminal(cli: Cli) -> None:
+def test_once_prints_one_frame_and_needs_no_terminal(tty: Cli) -> None:
+    cli = tty
     sid = cli.create("sh", "-c", "printf 'ONE-FRAME \\033[1mbold\\033[0m\\n'; exec sleep 600", options=("--name", "framed"))["sessionId"]
     wait_text(cli, sid, "ONE-FRAME")
     before = files_of(cli.home)
@@ -208,10 +210,11 @@ def test_the_mirror_follows_the_log_through_its_rotations(cli: Cli) -> None:
     wait_text(cli, flood, "READY")
     sid = start_dashboard(cli)["sessionId"]
     wait_text(cli, sid, "READY")
-    first_log = os.lstat(cli.folder(flood) / "events.jsonl").st_ino
-    cli.run("send-keys", flood, "Enter")
-    wait_text(cli, flood, "FLOOD-DONE", timeout="120s")
-    assert os.lstat(cli.folder(flood) / "events.jsonl").st_ino != first_log  # it rotated
+    # Held open, so that its inode cannot be freed and given to a later file of the log.
+    with open(cli.folder(flood) / "events.jsonl", "rb") as first_log:
+        cli.run("send-keys", flood, "Enter")
+        wait_text(cli, flood, "FLOOD-DONE", timeout="120s")
+        assert os.lstat(cli.folder(flood) / "events.jsonl").st_ino != os.fstat(first_log.fileno()).st_ino  # it rotated
     wait_text(cli, sid, "FLOOD-DONE", timeout="60s")
     # What the pane shows is the session's own screen, clipped to the pane's 66 columns.
     cli.run("wait", sid, "--screen-stable-ms", "300", "--timeout", "20s")
