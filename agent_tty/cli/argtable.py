@@ -157,6 +157,16 @@ TABLE = {
         ),
         (),
     ),
+    'dashboard': (
+        (),
+        (
+            (('--all', '-a'), 'all_', 'bool', False, False, False),
+            (('--select',), 'select', 'str', False, False, None),
+            (('--once',), 'once', 'bool', False, False, False),
+            (('--cols',), 'cols', 'int', False, False, None),
+            (('--rows',), 'rows', 'int', False, False, None),
+        ),
+    ),
     'mcp': (
         (),
         (

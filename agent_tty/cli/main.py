@@ -100,6 +100,13 @@ COMMANDS: dict[str, CommandInfo] = {
         "agent-tty record export ID --out session.cast",
     ),
     "mark": CommandInfo("agent_tty.cli.commands.mark", "Put a labelled marker in the event log.", "agent-tty mark ID before-deploy"),
+    "dashboard": CommandInfo(
+        "agent_tty.cli.commands.dashboard",
+        "Watch the sessions live, read-only (for a human in a split).",
+        "agent-tty dashboard",
+        "agent-tty dashboard --all --select build",
+        "agent-tty dashboard --once --cols 100 --rows 30    # one frame to stdout",
+    ),
     "mcp": CommandInfo(
         "agent_tty.cli.commands.mcp",
         "Serve this Home's sessions to an MCP client over stdio.",

@@ -24,7 +24,7 @@ from agent_tty.schema.environment import (
     VersionResult,
 )
 from agent_tty.schema.lifecycle import CreateResult, DestroyResult, GcResult, InspectResult, ListResult
-from agent_tty.schema.observe import RecordResult, ScreenshotResult, SnapshotResult, WaitResult
+from agent_tty.schema.observe import DashboardResult, RecordResult, ScreenshotResult, SnapshotResult, WaitResult
 
 RESULTS: dict[str, type[BaseModel]] = {
     "create": CreateResult,
@@ -49,6 +49,7 @@ RESULTS: dict[str, type[BaseModel]] = {
     "platform": DoctorResult,
     "schema": SchemaResult,
     "mcp": McpResult,
+    "dashboard": DashboardResult,
     # Not in the command table, but they answer --json too (cli/main.py).
     "help": HelpResult,
     "install-completion": CompletionInstalled,

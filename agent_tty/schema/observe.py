@@ -101,3 +101,15 @@ class RecordResult(SessionResult):
     bytes: int = doc("The file's size.")
     events: int = doc("Events written to the file.")
     duration: float = doc("Seconds from the first to the last event.")
+
+
+class DashboardResult(Model):
+    """`dashboard --once`: the frame it printed; the live dashboard (with --json): its last frame, after q."""
+
+    cols: int = doc("The frame's width in cells.")
+    rows: int = doc("The frame's height: the number of `lines`.")
+    lines: list[str] = doc("The frame as text, a row each, right-trimmed (what the terminal shows, without reverse video).")
+    sessions: list[str] = doc("The ids the list shows, in its order (oldest first; its own session left out).")
+    selected: str | None = doc("The id of the mirrored session, or null when the list is empty.")
+    seq: int = doc("The last event seq of the selected session's log the mirror has drawn (0: none).")
+    paused: bool = doc("Whether the mirror was paused (space).")

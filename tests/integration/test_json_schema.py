@@ -235,6 +235,9 @@ TABLE: dict[tuple[str, str], tuple[int, Args]] = {
     ("schema", "INVALID_INPUT"): (2, lambda s: ["schema", "nosuch"]),
     ("mcp", OK): (0, lambda s: ["mcp", "--help"]),  # its result is the MCP stream (test_mcp.py)
     ("mcp", "USAGE"): (2, lambda s: ["mcp", "--nosuch"]),
+    ("dashboard", OK): (0, lambda s: ["dashboard", "--once", "--cols", "60", "--rows", "10"]),
+    ("dashboard", "USAGE"): (2, lambda s: ["dashboard"]),  # no terminal and no --once
+    ("dashboard", "INVALID_INPUT"): (2, lambda s: ["dashboard", "--once", "--rows", "0"]),
     ("help", OK): (0, lambda s: ["--help"]),
     ("install-completion", OK): (0, lambda s: ["--install-completion", "bash"]),
     ("install-completion", "USAGE"): (2, lambda s: ["--install-completion", "tcsh"]),
