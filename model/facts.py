@@ -145,6 +145,8 @@ DESTROY_CLI = "agent_tty/ops/destroy.py"
 DESTROY_COMMAND = "agent_tty/cli/commands/destroy.py"
 AUTOGROUP = "plugins/linux_autogroup/__init__.py"
 CGROUP = "plugins/linux_cgroup/__init__.py"
+CLONE_INTO = "plugins/linux_cgroup/clone_into.py"
+PTY_SPAWN = "plugins/_posix/pty_spawn.py"
 GROUPS = "plugins/_posix/groups.py"
 MACOS_GROUP = "plugins/macos_ps/group.py"
 MACOS_HOST = "plugins/macos_ps/host.py"
@@ -409,7 +411,14 @@ COVERED: dict[str, tuple[str, ...]] = {
         "_signal_proven", "agent_tty_kill_group", "_only_zombies_twice", "agent_tty_group_alive", "_judge_host",
         "agent_tty_judge_host", "agent_tty_kill_host",
     ),
-    CGROUP: ("_judge", "_verdict", "_gone_leaf", "_kill_leaf", "agent_tty_kill_group", "_populated", "agent_tty_group_alive"),
+    CGROUP: (
+        "_judge", "_verdict", "_gone_leaf", "_kill_leaf", "agent_tty_kill_group", "_populated", "agent_tty_group_alive",
+        # ProgramStartsInLeaf, which the Cgroup runs assume (the leaf holds the program from its
+        # spawn on: model/README): born in the leaf by clone3, or moved in before the exec.
+        "agent_tty_spawn", "Birth.fork", "Birth.enter",
+    ),
+    CLONE_INTO: ("fork_into",),
+    PTY_SPAWN: ("spawn_in_pty",),
     GROUPS: ("_checked", "signal_group", "probe_group"),
     MACOS_GROUP: ("judge", "_judge_members", "_still_member", "kill", "alive"),
     MACOS_HOST: ("judge", "kill"),

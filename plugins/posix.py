@@ -2,9 +2,10 @@
 
     from agent_tty_plugins.posix import spawn_in_pty, signal_group, probe_group, Probe, procfs
 
-- `spawn_in_pty(request, before_exec=None, held=False)`: fork, setsid and exec `request.argv` in
-  a new PTY. `before_exec` runs in the child after setsid and before exec: place the program in
-  your group there, so it runs no code of its own outside it. With `held=True` the program waits
+- `spawn_in_pty(request, before_exec=None, held=False, fork=None)`: fork, setsid and exec
+  `request.argv` in a new PTY. `before_exec` runs in the child after setsid and before exec: place
+  the program in your group there, so it runs no code of its own outside it. `fork`, when given,
+  is called instead of os.fork (a fork that starts the child already in its group). With `held=True` the program waits
   before its exec until the handle's `release()` (the host calls it once program.json names the
   program: return the handle itself). Returns a ProgramHandle that never signals (every signal
   goes through your kill_group). Errors come back as OSError: "not found" from spawn, an exec

@@ -267,6 +267,19 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         [("plugins/macos_ps/group.py", "                elif leader_held or (reaped is not None and started_by(member.start, reaped)):", "                elif True:")],
         "tests/integration/test_reused_session_id.py",
     ),
+    # ProgramStartsInLeaf (ADR 0045), on each of its paths: born in the leaf by clone3 (the flag,
+    # and the child's check that it is there), or forked beside the host and moved in by itself.
+    "ProgramStartsInLeaf-born": (
+        [
+            ("plugins/linux_cgroup/clone_into.py", "    args = CloneArgs(flags=CLONE_INTO_CGROUP,", "    args = CloneArgs(flags=0,"),
+            ("plugins/linux_cgroup/__init__.py", "        if self.born and own_cgroup() == self.path:\n            return", "        if self.born:\n            return"),
+        ],
+        "tests/platforms/linux_cgroup/test_cgroup.py::test_the_program_is_in_its_leaf_at_its_first_instruction[born-in-leaf]",
+    ),
+    "ProgramStartsInLeaf-moved": (
+        [("plugins/linux_cgroup/__init__.py", '        with open(self.procs, "w") as handle:\n            handle.write("0")', "        pass")],
+        "tests/platforms/linux_cgroup/test_cgroup.py::test_the_program_is_in_its_leaf_at_its_first_instruction[moved-in]",
+    ),
 }
 
 

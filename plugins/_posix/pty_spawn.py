@@ -189,13 +189,21 @@ def _login_tty(fd: int) -> None:
         os.close(fd)
 
 
-def spawn_in_pty(request: SpawnRequest, before_exec: Callable[[], None] | None = None, held: bool = False) -> PosixPty:
+def spawn_in_pty(
+    request: SpawnRequest,
+    before_exec: Callable[[], None] | None = None,
+    held: bool = False,
+    fork: Callable[[], int] | None = None,
+) -> PosixPty:
     """fork + setsid + exec in a new PTY; with `held`, the program waits before its exec until
     the handle's release() (StartGate: the host releases it once program.json names it).
 
     `before_exec` runs in the child after setsid and before the exec (or the hold), for
     placement into a group; so a held child sits in its final session, group and leaf (what
-    capture_program reads) and has run none of the program's code. Errors before the exec come
+    capture_program reads) and has run none of the program's code. `fork` stands for os.fork
+    (the child's pid, 0 in the child, OSError when none started): linux_cgroup's starts the
+    child in its leaf. The child makes only system calls through os, fcntl, signal and
+    resource before its exec (and whatever before_exec does). Errors before the exec come
     back as OSError from here; a held program's exec error comes back from release(). Without
     `held` (the default, for a plugin that wraps the handle in its own) the program runs before
     spawn returns, and an exec error raises here.
@@ -209,7 +217,7 @@ def spawn_in_pty(request: SpawnRequest, before_exec: Callable[[], None] | None =
     gate_read, gate_write = os.pipe()
     status_read, status_write = os.pipe()
     try:
-        pid = os.fork()
+        pid = (fork or os.fork)()
     except OSError:
         for fd in (master, slave, gate_read, gate_write, status_read, status_write):
             os.close(fd)

@@ -1,9 +1,10 @@
 """linux_cgroup: a cgroup v2 leaf per session, for atomic freeze and kill (Linux).
 
-The program enters its own leaf before it runs any code of its own (the forked child writes
-itself into the leaf's cgroup.procs before exec), and every process it starts is born there:
-membership is inherited on fork and no process can leave without write access to another
-cgroup. So the leaf's `cgroup.procs` lists the group without a /proc scan, `cgroup.kill` kills
+The program is in its own leaf before it runs any code of its own (ProgramStartsInLeaf): it is
+born there (clone3 with CLONE_INTO_CGROUP, clone_into.py) where the kernel allows, else the
+forked child writes itself into the leaf's cgroup.procs before exec; and every process it starts
+is born there: membership is inherited on fork and no process can leave without write access to
+another cgroup. So the leaf's `cgroup.procs` lists the group without a /proc scan, `cgroup.kill` kills
 every member in one write, `cgroup.freeze` stops them all at once, and `cgroup.events` says
 `populated 0` once no live member is left (zombies do not count).
 
@@ -44,6 +45,7 @@ from agent_tty.platform.types import (
 )
 from agent_tty_plugins import linux_autogroup as autogroup
 from agent_tty_plugins._posix import groups, procfs
+from agent_tty_plugins.linux_cgroup import clone_into
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing costs every command that judges a host ~2 ms
@@ -52,6 +54,10 @@ if TYPE_CHECKING:  # annotations only: typing costs every command that judges a 
     from agent_tty.platform.handle import ProgramHandle
 
 MECHANISM = "linux_cgroup"
+CLONE3_ENV = "AGENT_TTY_CGROUP_CLONE3"
+"""`0` in the environment of a host (create's, the CLI's for a probe): no clone3, every child
+moves itself into its leaf as before Linux 5.7 (tests force that path with it; an operator whose
+seccomp filter kills on clone3 instead of refusing it needs it)."""
 RANK = 80
 FREEZE_WAIT_S = 1.0
 EVENTS_POLL_S = 0.002
@@ -121,6 +127,8 @@ class Placement(Frozen):
     parent: Path
     """<base>/agent-tty-<uid>: this user's leaves, one folder per Home below it."""
     has_kill: bool
+    born: str = "moved in"
+    """How the probe's child got into its leaf: "clone3", or "moved in (why not clone3)"."""
 
 
 _probed: tuple[ProbeResult, Placement | None] | None = None
@@ -155,19 +163,24 @@ def _try_base(mount: Path, base: Path) -> tuple[Placement | None, str]:
         for name in ("cgroup.procs", "cgroup.freeze", "cgroup.events"):
             if not os.access(leaf / name, os.W_OK if name != "cgroup.events" else os.R_OK):
                 return None, f"{leaf / name} is not usable by this user"
-        # Really use it: a child moves itself in and ends (placement needs write access to
-        # the common ancestor's cgroup.procs too, which only a real move shows).
-        pid = os.fork()
-        if pid == 0:
-            try:
-                (leaf / "cgroup.procs").write_text("0")
-                os._exit(0)
-            except BaseException:
-                os._exit(1)
+        # Really use it: a child is born in it (clone3), or moves itself in, and ends
+        # (placement needs write access to the common ancestor's cgroup.procs too, which only a
+        # real start or move shows; clone3 checks what that write would).
+        birth = Birth(leaf, mount)
+        try:
+            pid = birth.fork()
+            if pid == 0:
+                try:
+                    birth.enter()
+                    os._exit(0)
+                except BaseException:
+                    os._exit(1)
+        finally:
+            birth.close()
         _, status = os.waitpid(pid, 0)
         if os.waitstatus_to_exitcode(status) != 0:
             return None, f"cannot move a process into a cgroup under {base}"
-        return Placement(mount, parent, (leaf / "cgroup.kill").exists()), ""
+        return Placement(mount, parent, (leaf / "cgroup.kill").exists(), birth.way()), ""
     finally:
         _rmdir_when_empty(leaf)
 
@@ -195,7 +208,7 @@ def _probe() -> tuple[ProbeResult, Placement | None]:
         placement, why = _try_base(mount, base)
         if placement is not None:
             detail = "" if placement.has_kill else " (no cgroup.kill: freeze and SIGKILL each member)"
-            return ProbeResult(MECHANISM, True, RANK, f"cgroup v2 leaves under {placement.parent}{detail}", {"parent": str(placement.parent)}), placement
+            return ProbeResult(MECHANISM, True, RANK, f"cgroup v2 leaves under {placement.parent}{detail}", {"parent": str(placement.parent), "start": placement.born}), placement
         reasons.append(why)
     return ProbeResult(MECHANISM, False, RANK, "; ".join(reasons)), None
 
@@ -242,15 +255,9 @@ def agent_tty_spawn(request: SpawnRequest) -> ProgramHandle | None:
             break
         except FileNotFoundError:
             continue  # another process removed the Home's empty folder between the two mkdirs
-    procs = str(leaf / "cgroup.procs")
-
-    def enter_leaf() -> None:
-        # In the child, after setsid, before exec: nothing of the program runs outside.
-        with open(procs, "w") as handle:
-            handle.write("0")
-
+    birth = Birth(leaf, placement.mount)
     try:
-        return spawn_in_pty(request, before_exec=enter_leaf, held=True)
+        return spawn_in_pty(request, before_exec=birth.enter, held=True, fork=birth.fork)
     except BaseException:
         # The child that failed to exec may still be ending inside the leaf: give it a moment.
         for _attempt in range(50):
@@ -258,6 +265,60 @@ def agent_tty_spawn(request: SpawnRequest) -> ProgramHandle | None:
                 break
             time.sleep(0.002)
         raise
+    finally:
+        birth.close()
+
+
+class Birth:
+    """How a child gets into its leaf before it runs any code of its own (ProgramStartsInLeaf):
+    born there (clone3 with CLONE_INTO_CGROUP: no migration, ADR 0045) where the kernel and this
+    process allow it, else forked beside us and moved in by itself before its exec. Use
+    `fork` for os.fork and `enter` in the child before the exec; close it in the parent."""
+
+    def __init__(self, leaf: Path, mount: Path) -> None:
+        self.procs = str(leaf / "cgroup.procs")
+        self.path = "/" + str(leaf.relative_to(mount))
+        """The leaf as /proc/self/cgroup names it (relative to the root of our cgroup namespace,
+        which _cgroup2_root's mount is)."""
+        self.born = False
+        self.why: str | None = None
+        self.fd: int | None = None
+        if os.environ.get(CLONE3_ENV) == "0":
+            self.why = f"{CLONE3_ENV}=0"
+            return
+        try:
+            self.fd = os.open(leaf, DIR_FLAGS)
+        except OSError as err:
+            self.why = f"cannot open {leaf} ({err.strerror})"
+
+    def fork(self) -> int:
+        """os.fork: the child's pid here, 0 in the child; an OSError when no child started."""
+        if self.fd is not None:
+            try:
+                pid = clone_into.fork_into(self.fd)
+            except clone_into.Unavailable as err:
+                self.why = str(err)
+            else:
+                self.born = True
+                return pid
+        return os.fork()
+
+    def enter(self) -> None:
+        """In the child (after setsid, before the exec or the hold): a child born in its leaf
+        checks that it is there, any other moves itself in; an error stops the child before
+        its exec (the spawn fails), so no path execs outside the leaf."""
+        if self.born and own_cgroup() == self.path:
+            return
+        with open(self.procs, "w") as handle:
+            handle.write("0")
+
+    def way(self) -> str:
+        return "clone3" if self.born else f"moved in ({self.why})"
+
+    def close(self) -> None:
+        if self.fd is not None:
+            os.close(self.fd)
+            self.fd = None
 
 
 @hookimpl

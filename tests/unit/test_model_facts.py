@@ -129,6 +129,29 @@ def test_a_changed_line_in_a_covered_function_is_drift(tree: Path) -> None:
     assert facts.compare(before, after) == ["covered code changed: agent_tty/lifecycle/gc.py::_remove"]
 
 
+@pytest.mark.parametrize(
+    ("path", "guarded", "without", "where"),
+    [
+        ("plugins/linux_cgroup/clone_into.py", "flags=CLONE_INTO_CGROUP,", "flags=0,", "plugins/linux_cgroup/clone_into.py::fork_into"),
+        ("plugins/linux_cgroup/__init__.py", '        with open(self.procs, "w") as handle:\n            handle.write("0")', "        pass",
+         "plugins/linux_cgroup/__init__.py::Birth.enter"),
+        ("plugins/_posix/pty_spawn.py", "            if before_exec is not None:\n                before_exec()\n", "",
+         "plugins/_posix/pty_spawn.py::spawn_in_pty"),
+    ],
+    ids=["clone3-flag", "move-in", "before-exec"],
+)
+def test_a_removed_placement_of_the_program_is_drift(tree: Path, path: str, guarded: str, without: str, where: str) -> None:
+    """ProgramStartsInLeaf is no guard constant of the model (the Cgroup runs assume it): the
+    hashes of the spawn's functions stand for it, so removing it reads STALE."""
+    before = facts.collect(tree)
+    file = tree / path
+    assert file.read_text().count(guarded) == 1, f"{path}: the guard moved, update this table"
+    file.write_text(file.read_text().replace(guarded, without))
+    after = facts.collect(tree)
+    facts.collect(ROOT)
+    assert facts.compare(before, after) == [f"covered code changed: {where}"]
+
+
 def test_a_new_kill_site_is_drift(tree: Path) -> None:
     before = facts.collect(tree)
     file = tree / "agent_tty/lifecycle/engine.py"

@@ -1,9 +1,12 @@
-"""linux_cgroup: placement before exec, atomic kill of a fork chain, leaves freed, others spared."""
+"""linux_cgroup: placement before exec (born in the leaf, or moved in), atomic kill of a fork chain,
+leaves freed, others spared."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 import time
@@ -53,6 +56,68 @@ def test_program_starts_in_its_leaf_and_the_leaf_goes_with_it(cli: Cli) -> None:
     assert proof["autogroup"] is not None, "the autogroup token is kept for a CLI without the leaf"
     assert cli.run("destroy", sid).result["status"] == "destroyed"
     assert not (cgroup2_mount() / leaf.lstrip("/")).exists()
+
+
+# How the program gets into its leaf (ADR 0045): born there (clone3 with CLONE_INTO_CGROUP), or,
+# with the plugin's switch AGENT_TTY_CGROUP_CLONE3=0 (the path of a kernel before 5.7, a seccomp
+# filter that refuses clone3, a host with threads), forked beside the host and moved in by itself.
+WAYS = [pytest.param({}, id="born-in-leaf"), pytest.param({"AGENT_TTY_CGROUP_CLONE3": "0"}, id="moved-in")]
+
+
+@cgroup
+@pytest.mark.parametrize("env", WAYS)
+def test_the_program_is_in_its_leaf_at_its_first_instruction(cli: Cli, env: dict[str, str]) -> None:
+    """ProgramStartsInLeaf: what the program reads of itself first, before anything it could
+    start, names its own leaf: the leaf program.json proves, made for this Home and session."""
+    from agent_tty_plugins.linux_cgroup import leaf_for, probe
+
+    done = cli.run("create", "--", "cat", "/proc/self/cgroup", env=env)
+    assert done.code == 0, done.stdout
+    sid = done.result["sessionId"]
+    assert cli.run("wait", sid, "--exit", "--timeout", "10s").result["matched"] is True
+    lines = [line.strip() for line in cli.run("snapshot", sid).result["lines"]]
+    first = next(line for line in lines if line.startswith("0::"))
+    placement = probe()[1]
+    leaf = "/" + str(leaf_for(placement, str(cli.home), sid).relative_to(placement.mount))
+    assert first == f"0::{leaf}", lines
+    assert cli.program(sid)["proof"]["cgroup"]["path"] == leaf
+
+
+def _can_trace() -> bool:
+    strace = shutil.which("strace")
+    return strace is not None and subprocess.run([strace, "-o", os.devnull, "true"], capture_output=True).returncode == 0
+
+
+@cgroup
+@pytest.mark.skipif(not _can_trace(), reason="strace is missing or this user may not trace its children")
+@pytest.mark.parametrize("env", WAYS)
+def test_the_program_is_born_in_its_leaf_without_a_migration(cli: Cli, tmp_path: Path, env: dict[str, str]) -> None:
+    """Where the kernel allows it, create migrates no process: the program (and each probe's
+    child) is born in its leaf by clone3, and nothing writes a cgroup.procs. With the switch,
+    the program moves itself in as before (the write is there, and no clone3 into a cgroup)."""
+    trace, out = tmp_path / "trace", tmp_path / "create.json"
+    # -ff: a file per process, so that no call is split across lines by another's
+    argv = [shutil.which("strace") or "strace", "-ff", "-qq", "-e", "signal=none", "-e", "trace=clone3,openat", "-o", str(trace)]
+    with out.open("w") as stdout:
+        tracer = subprocess.Popen([*argv, *cli.command, "--json", "create", "--", "true"], stdout=stdout, env=cli.env(env))
+        try:
+            # strace follows the detached host too, and ends with it: once `true` ended.
+            tracer.wait(timeout=60)
+        finally:
+            if tracer.poll() is None:
+                tracer.kill()
+                tracer.wait()
+    created = json.loads(out.read_text())["result"]
+    text = "".join(path.read_text() for path in sorted(tmp_path.glob("trace.*")))
+    births = re.findall(r"clone3\(\{flags=CLONE_INTO_CGROUP\b.*\) = (\d+)", text)
+    moves = [line for line in text.splitlines() if re.search(r'openat\(.*/cgroup\.procs", O_WRONLY', line)]
+    leaf_moves = [line for line in moves if f"/{created['sessionId']}/cgroup.procs" in line]
+    if env:
+        assert births == [] and len(leaf_moves) == 1, text
+    else:
+        assert moves == [], moves
+        # the create's probe, the host's probe, the program (which is the session's childPid)
+        assert len(births) == 3 and created["childPid"] in map(int, births), (births, created)
 
 
 @cgroup
