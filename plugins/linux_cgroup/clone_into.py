@@ -21,9 +21,11 @@ from __future__ import annotations
 
 import errno
 import os
-import platform
 import signal
-from typing import Any
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # annotations only: linux_cgroup imports this module on every command that judges a host
+    from typing import Any
 
 CLONE_INTO_CGROUP = 0x200000000
 _SYS_CLONE3 = 435
@@ -101,8 +103,8 @@ def fork_into(cgroup_fd: int) -> int:
     cgroup namespace), ENOENT or ENODEV (the cgroup was removed: Linux 6.18 says ENOENT).
     """
     global _refused
-    if _refused is None and (platform.system() != "Linux" or platform.machine() not in _MACHINES):
-        _refused = f"clone3 is not wired up for {platform.system()} {platform.machine()}"
+    if _refused is None and (os.uname().sysname != "Linux" or os.uname().machine not in _MACHINES):
+        _refused = f"clone3 is not wired up for {os.uname().sysname} {os.uname().machine}"
     if _refused is not None:
         raise Unavailable(_refused)
     count = threads()
@@ -111,7 +113,7 @@ def fork_into(cgroup_fd: int) -> int:
         # released; os.fork's own at-fork handlers cover that, a raw clone3 does not.
         raise Unavailable(f"this process has {count or 'an unknown number of'} threads")
     ctypes, CloneArgs, syscall, api = _bind()
-    if ctypes.sizeof(ctypes.c_void_p) != 8 and platform.machine() == "x86_64":
+    if ctypes.sizeof(ctypes.c_void_p) != 8 and os.uname().machine == "x86_64":
         _refused = "clone3 is not wired up for the x32 ABI"
         raise Unavailable(_refused)
     args = CloneArgs(flags=CLONE_INTO_CGROUP, exit_signal=signal.SIGCHLD, cgroup=cgroup_fd)
