@@ -344,9 +344,19 @@ class Session:
 
         return screenshot(self.client._engine(), self.id, None if out is None else os.fspath(out))
 
-    def export(self, format: str = "asciicast", out: str | os.PathLike[str] | None = None) -> dict[str, Any]:  # noqa: A002
-        """`record export`: the event log as an asciinema v2 file."""
+    def export(  # noqa: A002
+        self,
+        format: str = "asciicast",
+        out: str | os.PathLike[str] | None = None,
+        *,
+        speed: float | None = None,
+        max_idle: float | None = None,
+        fps: int | None = None,
+    ) -> dict[str, Any]:
+        """`record export`: the event log as an asciinema v2 file, or a video (`webm`, `mp4`,
+        `gif`) at `speed`, pauses capped at `max_idle` seconds, sampled at `fps`."""
         from agent_tty.ops.artifacts import export
         from agent_tty.ops.names import PYTHON
 
-        return export(self.client._engine(), self.id, format, None if out is None else os.fspath(out), PYTHON)
+        target = None if out is None else os.fspath(out)
+        return export(self.client._engine(), self.id, format, target, PYTHON, speed=speed, max_idle=max_idle, fps=fps)

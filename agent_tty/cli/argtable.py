@@ -148,6 +148,9 @@ TABLE = {
         (
             (('--format',), 'format_', 'str', False, False, 'asciicast'),
             (('--out',), 'out', 'str', False, False, None),
+            (('--speed',), 'speed', 'str', False, False, None),
+            (('--max-idle',), 'max_idle', 'str', False, False, None),
+            (('--fps',), 'fps', 'int', False, False, None),
         ),
     ),
     'mark': (

@@ -96,8 +96,9 @@ COMMANDS: dict[str, CommandInfo] = {
     "screenshot": CommandInfo("agent_tty.cli.commands.screenshot", "A PNG of the screen.", "agent-tty screenshot ID --out screen.png"),
     "record": CommandInfo(
         "agent_tty.cli.commands.record",
-        "record export: an asciinema v2 file of the session.",
+        "record export: an asciinema v2 file of the session, or its video (webm, mp4, gif).",
         "agent-tty record export ID --out session.cast",
+        "agent-tty record export ID --format gif --speed 2 --out session.gif",
     ),
     "mark": CommandInfo("agent_tty.cli.commands.mark", "Put a labelled marker in the event log.", "agent-tty mark ID before-deploy"),
     "dashboard": CommandInfo(

@@ -10,6 +10,7 @@ from typing import Any
 
 from agent_tty.platform.system import current
 from agent_tty.terminal.glyphs import font_report
+from agent_tty.terminal.video import video_report
 from agent_tty.terminal.screen import backend_report
 
 
@@ -134,6 +135,7 @@ def doctor(home_arg: str | None = None) -> dict[str, Any]:
         "mechanismError": choice_error,
         "screen": backend_report(),
         "fonts": font_report(),
+        "video": video_report(),
         "disk": disk,
         "warnings": warnings,
     }

@@ -64,6 +64,18 @@ class FontReport(Model):
     installed: bool = doc("Whether it is there: a shipped font's file, another font's package.")
 
 
+class VideoFormats(Model):
+    gif: bool = doc("gif: always (Pillow, a dependency).")
+    webm: bool = doc("webm (VP9): with PyAV, the `video` extra.")
+    mp4: bool = doc("mp4 (H.264): with PyAV, the `video` extra.")
+
+
+class VideoReport(Model):
+    formats: VideoFormats = doc("The video formats `record export` can write here.")
+    pyav: str | None = doc("PyAV's version, null when it is not installed.")
+    install: str | None = doc("What to run for webm and mp4 (`pip install 'agent-tty[video]'`), null when they work.")
+
+
 class Disk(Model):
     freeBytes: int = doc("Free bytes on the Home's file system.")
     totalBytes: int = doc("Size of the Home's file system.")
@@ -86,6 +98,7 @@ class DoctorResult(Model):
     mechanismError: str | None = doc("Why no mechanism works, else null.")
     screen: ScreenReport = doc("The screen engine.")
     fonts: dict[str, FontReport] = doc("Screenshot fonts by role: primary, text, symbols, emoji, cjk.")
+    video: VideoReport = doc("What `record export` needs for video (webm, mp4, gif) and whether it is there.")
     disk: Disk | None = doc("The Home's file system, null where it cannot be read.")
     warnings: list[str] = doc("What a person should act on (a nearly full disk, an incomplete event log).")
 

@@ -95,12 +95,19 @@ class ScreenshotResult(SessionResult):
 
 
 class RecordResult(SessionResult):
-    format: Literal["asciicast"] = doc("The file's format: asciicast (asciinema v2).")
+    format: Literal["asciicast", "webm", "mp4", "gif"] = doc("The file's format: asciicast (asciinema v2), or a video: webm, mp4, gif.")
     path: str = doc("The file written (--out, else the session's artifacts).")
     sha256: str = doc("sha256 of the file.")
     bytes: int = doc("The file's size.")
-    events: int = doc("Events written to the file.")
-    duration: float = doc("Seconds from the first to the last event.")
+    events: int = doc("Events written to the file (a video: events read from the log).")
+    duration: float = doc("Seconds from the first to the last event (a video: seconds of video, pauses capped and sped up).")
+    frames: int = absent("Video: distinct pictures drawn, each held until the screen changed (absent for asciicast).")
+    width: int = absent("Video: width in pixels (absent for asciicast).")
+    height: int = absent("Video: height in pixels (absent for asciicast).")
+    fps: int = absent("Video: the frames a second the timeline is sampled at (absent for asciicast).")
+    speed: float = absent("Video: how many times as fast as the session it plays (absent for asciicast).")
+    maxIdle: float = absent("Video: the longest pause kept, in seconds; 0: none capped (absent for asciicast).")
+    lastSeq: int = absent("Video: the seq of the last event the video shows (absent for asciicast).")
 
 
 class DashboardResult(Model):

@@ -132,6 +132,14 @@ def cells() -> Cells:
 
 
 def render_png(snapshot: dict[str, Any]) -> tuple[bytes, int, int]:
+    image = render_image(snapshot)
+    out = io.BytesIO()
+    image.save(out, format="PNG", optimize=False)
+    return out.getvalue(), image.width, image.height
+
+
+def render_image(snapshot: dict[str, Any]) -> Any:
+    """The screen as an RGB PIL image: what `screenshot` saves and every video frame shows."""
     from PIL import Image, ImageDraw
 
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
@@ -180,6 +188,4 @@ def render_png(snapshot: dict[str, Any]) -> tuple[bytes, int, int]:
                 draw.line([left, top + cell_h // 2, left + cell_w - 1, top + cell_h // 2], fill=fg)
     for (mask, dx, dy), left, top, fg in wide:
         draw.bitmap((left + dx, top + dy), mask, fill=fg)
-    out = io.BytesIO()
-    image.save(out, format="PNG", optimize=False)
-    return out.getvalue(), width, height
+    return image

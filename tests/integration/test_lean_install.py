@@ -115,3 +115,30 @@ def test_mcp_without_the_sdk_says_how_to_install_it(lean: Path, cli: Cli) -> Non
     assert bad.returncode == 2 and json.loads(bad.stdout)["error"]["code"] in ("USAGE", "INVALID_INPUT"), bad.stdout
     helped = subprocess.run([str(lean / "agent-tty"), "mcp", "--help"], capture_output=True, text=True, env=cli.env(), timeout=60)
     assert helped.returncode == 0 and "--idle-timeout" in helped.stdout, helped.stderr
+
+
+def test_video_without_pyav_says_how_to_install_it_and_gif_still_works(lean: Path, cli: Cli) -> None:
+    """webm and mp4 need the `video` extra (PyAV, ADR 0044); gif needs only Pillow."""
+    video_install = "pip install 'agent-tty[video]'"
+    tty = str(lean / "agent-tty")
+    for fmt in ("webm", "mp4"):
+        done = subprocess.run([tty, "--json", "record", "export", "anysession", "--format", fmt], capture_output=True, text=True, env=cli.env(), timeout=60)
+        assert done.returncode == 2, (done.returncode, done.stdout, done.stderr)
+        assert "Traceback" not in done.stderr, done.stderr
+        document = json.loads(done.stdout)
+        validate_envelope(document)
+        error = document["error"]
+        assert error["code"] == "MISSING_DEPENDENCY" and video_install in error["message"], error
+        assert error["details"]["extra"] == "video" and error["details"]["install"] == video_install, error
+    doctor = subprocess.run([tty, "--json", "doctor"], capture_output=True, text=True, env=cli.env(), timeout=60)
+    video = json.loads(doctor.stdout)["result"]["video"]
+    assert video == {"formats": {"gif": True, "webm": False, "mp4": False}, "pyav": None, "install": video_install}, video
+
+    created = subprocess.run([tty, "--json", "create", "--", "sh", "-c", "echo lean-gif"], capture_output=True, text=True, env=cli.env(), timeout=60)
+    sid = json.loads(created.stdout)["result"]["sessionId"]
+    waited = subprocess.run([tty, "--json", "wait", sid, "--exit", "--timeout", "20000"], capture_output=True, text=True, env=cli.env(), timeout=60)
+    assert waited.returncode == 0, waited.stdout
+    gif = subprocess.run([tty, "--json", "record", "export", sid, "--format", "gif"], capture_output=True, text=True, env=cli.env(), timeout=120)
+    assert gif.returncode == 0, (gif.stdout, gif.stderr)
+    result = json.loads(gif.stdout)["result"]
+    assert result["format"] == "gif" and result["frames"] >= 1 and Path(result["path"]).read_bytes()[:6] == b"GIF89a", result

@@ -29,6 +29,8 @@ REVIEWED = {
     ("cli/main.py", "_completion", ".write_text"),
     # `python -m agent_tty.cli.parse`: a developer regenerates agent_tty/cli/argtable.py beside it.
     ("cli/parse.py", "<module>", ".write_text"),
+    # PyAV's container over an in-memory buffer (io.BytesIO): no path at all (ADR 0044).
+    ("terminal/video.py", "_av", ".open"),
     # The user's own --file argument, named on the command line, not in a record.
     ("ops/live.py", "read_input_file", "open"),
     ("ops/live.py", "file_chunks", "open"),

@@ -25,6 +25,13 @@ def _fonts_line(fonts: dict[str, dict[str, Any]]) -> str:
     return line + "; fallbacks: " + ", ".join(roles)
 
 
+def _video_line(video: dict[str, Any]) -> str:
+    """Video export: gif always; webm and mp4 with PyAV, else what installs it."""
+    if video["pyav"]:
+        return f"video      gif, webm, mp4 (PyAV {video['pyav']})"
+    return f"video      gif; webm and mp4 need PyAV: {video['install']}"
+
+
 def command() -> int:
     from agent_tty.ops.doctor import doctor, healthy
 
@@ -39,6 +46,7 @@ def command() -> int:
         f"transport  {result['transport']}",
         _screen_line(result["screen"]),
         _fonts_line(result["fonts"]),
+        _video_line(result["video"]),
         f"mechanism  {chosen or 'none: ' + str(result['mechanismError'])}" + (f" (pinned by {pinned['by']})" if pinned else ""),
         *([f"disk       {disk['freeBytes'] / (1 << 20):.1f} MiB free of {disk['totalBytes'] / (1 << 20):.1f} MiB"] if disk else []),
         *[f"WARNING    {warning}" for warning in result['warnings']],
