@@ -402,11 +402,19 @@ def build(home: str | None, client: Client | None = None, idle_timeout: float | 
     async def record_export(
         ctx: Context,
         session_id: SessionId,
-        format: Annotated[Literal["asciicast"], Field(description="asciicast: asciinema v2.")] = "asciicast",
+        format: Annotated[
+            Literal["asciicast", "webm", "mp4", "gif"],
+            Field(description="asciicast: asciinema v2; webm, mp4, gif: a video whose frames are screenshots (webm/mp4 need agent-tty[video])."),
+        ] = "asciicast",
         out: Annotated[str | None, Field(description="Also copy the file to this path (on the server's machine).")] = None,
+        speed: Annotated[float | None, Field(description="Video: times as fast as the session (default 1).")] = None,
+        max_idle: Annotated[float | None, Field(description="Video: longest pause kept, seconds (default 2; 0: all).")] = None,
+        fps: Annotated[int | None, Field(description="Video: samples a second, 1-60 (default 10).")] = None,
     ) -> _out("record_export"):
         """The session's recording as a file (saved under the session's artifacts)."""
-        return await call(ctx, lambda: client.find(session_id).export(format, out))
+        return await call(
+            ctx, lambda: client.find(session_id).export(format, out, speed=speed, max_idle=max_idle, fps=fps)
+        )
 
     return server
 

@@ -122,12 +122,13 @@ def _bases(mount: Path) -> list[Path]:
 
 
 class Placement(Frozen):
-    __slots__ = ("mount", "parent", "has_kill")
+    __slots__ = ("mount", "parent", "has_kill", "born")
+    DEFAULTS = {"born": "moved in"}
     mount: Path
     parent: Path
     """<base>/agent-tty-<uid>: this user's leaves, one folder per Home below it."""
     has_kill: bool
-    born: str = "moved in"
+    born: str
     """How the probe's child got into its leaf: "clone3", or "moved in (why not clone3)"."""
 
 

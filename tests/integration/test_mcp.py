@@ -255,6 +255,8 @@ def test_every_other_tool_answers_with_its_result(cli: Cli) -> None:
         assert (snap["cols"], snap["rows"]) == (90, 20)
         exported = (await ok(session, "record_export", session_id=sid)).structured_content
         assert exported["path"].endswith(".cast")
+        video = (await ok(session, "record_export", session_id=sid, format="gif", speed=4, max_idle=0.5, fps=5)).structured_content
+        assert video["path"].endswith(".gif") and video["frames"] >= 1 and (video["speed"], video["fps"]) == (4, 5)
         await ok(session, "signal", session_id=sid, name="KILL")
         await ok(session, "wait", session_id=sid, exit=True, timeout=10)
         assert (await ok(session, "gc", dry_run=True)).structured_content is not None

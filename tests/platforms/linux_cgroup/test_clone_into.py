@@ -8,7 +8,8 @@ import ctypes
 import errno
 import os
 import threading
-from collections.abc import Iterator
+import traceback
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -58,9 +59,40 @@ def _cgroup_of_child(start: object) -> str:
     return next(line[3:] for line in text.splitlines() if line.startswith("0::"))
 
 
+def _alone(body: Callable[[], None]) -> None:
+    """Run `body` in a forked child: it has one thread, whatever this pytest process started
+    before (a library a test ran in-process, PyAV's decoder say, may leave worker threads, and
+    fork_into refuses a process with threads, as it should)."""
+    pid = os.fork()
+    if pid == 0:
+        code = 1
+        try:
+            body()
+            code = 0
+        except pytest.skip.Exception as skipped:
+            print(f"skipped: {skipped}")
+            code = 77
+        except BaseException:
+            traceback.print_exc()
+        finally:
+            os._exit(code)
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    if code == 77:
+        pytest.skip("the child skipped (its reason is above)")
+    assert code == 0, "the test failed in its single-threaded child (its traceback is above)"
+
+
 @cgroup
 def test_a_child_is_born_in_the_leaf(leaf: Path) -> None:
+    _alone(lambda: _born_in_the_leaf(leaf))
+
+
+def _born_in_the_leaf(leaf: Path) -> None:
     from agent_tty_plugins.linux_cgroup import clone_into, cgroup2_mount, probe
+    import agent_tty_plugins.linux_cgroup as plugin
+
+    plugin._probed = None  # probed again here: the parent's probe saw its threads
 
     if probe()[0].details.get("start") != "clone3":
         pytest.skip(f"no clone3 into a cgroup here: {probe()[0].details.get('start')}")
@@ -74,6 +106,10 @@ def test_a_child_is_born_in_the_leaf(leaf: Path) -> None:
 
 @linux
 def test_a_folder_that_is_not_a_cgroup_falls_back_and_is_not_remembered(tmp_path: Path) -> None:
+    _alone(lambda: _not_a_cgroup(tmp_path))
+
+
+def _not_a_cgroup(tmp_path: Path) -> None:
     from agent_tty_plugins.linux_cgroup import clone_into
 
     fd = os.open(tmp_path, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
@@ -89,7 +125,14 @@ def test_a_folder_that_is_not_a_cgroup_falls_back_and_is_not_remembered(tmp_path
 
 @cgroup
 def test_a_removed_leaf_is_an_error_as_a_write_into_it_would_be(leaf: Path) -> None:
+    _alone(lambda: _removed_leaf(leaf))
+
+
+def _removed_leaf(leaf: Path) -> None:
     from agent_tty_plugins.linux_cgroup import clone_into, probe
+    import agent_tty_plugins.linux_cgroup as plugin
+
+    plugin._probed = None  # probed again here: the parent's probe saw its threads
 
     if probe()[0].details.get("start") != "clone3":
         pytest.skip("no clone3 into a cgroup here")
@@ -159,10 +202,12 @@ def test_with_threads_the_child_forks_and_moves_itself_in(leaf: Path) -> None:
 def test_each_refusal_falls_back_or_is_the_error_the_move_would_meet(
     monkeypatch: pytest.MonkeyPatch, number: int, remembered: bool, error: int | None
 ) -> None:
+    _alone(lambda: _refusal(monkeypatch, number, remembered, error))
+
+
+def _refusal(monkeypatch: pytest.MonkeyPatch, number: int, remembered: bool, error: int | None) -> None:
     from agent_tty_plugins.linux_cgroup import clone_into
 
-    if clone_into.threads() != 1:
-        pytest.skip("this test process has threads")
     real = clone_into._bind()
 
     def refuse(*_args: object) -> int:
