@@ -215,7 +215,7 @@ def test_large_output_does_not_stall_the_host(tty: Cli, tmp_path: Path) -> None:
         (["wait", "SID", "--text", "x", "--timeout", "-5"], "-5"),
         (["wait", "SID", "--text", "x", "--regex", "y"], "exactly one"),
         (["snapshot", "SID", "--format", "html"], "html"),
-        (["record", "export", "SID", "--format", "mp4"], "mp4"),
+        (["record", "export", "SID", "--format", "avi"], "avi"),
         (["run", "SID", "ls", "--timeout", "soon"], "soon"),
         (["wait", "SID", "--text", "x", "--after-seq", "first"], "first"),
     ],

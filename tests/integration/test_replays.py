@@ -146,8 +146,9 @@ def test_host_writes_land_in_call_order(cli: Cli, tmp_path: Path) -> None:
     exited with the program's code and never reads running again."""
     log = tmp_path / "replay.log"
     # 8 s: the exit write is called well within the hold, also on a loaded machine (at 3 s the
-    # guard's mutation read green now and then under load: the exit came after the hold).
-    env = cli.replay_env("host:rename:/session.json:1:8000", log)
+    # guard's mutation read green now and then under load: the exit came after the hold); create
+    # waits for the held write longer than its default 5 s, or it gives the session up.
+    env = {**cli.replay_env("host:rename:/session.json:1:8000", log), "AGENT_TTY_CREATE_TIMEOUT_S": "60"}
     creating = cli.start("create", "--", "sh", "-c", "exit 3", env=env)
     wait_until(lambda: _held(log), what="host to hold its start-up write")
     creating.communicate(timeout=60)
