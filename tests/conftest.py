@@ -93,12 +93,26 @@ class Cli:
     def env(self, extra: dict[str, str] | None = None) -> dict[str, str]:
         env = {k: v for k, v in os.environ.items() if not k.startswith("AGENT_TTY_")}
         env["AGENT_TTY_HOME"] = str(self.home)
+        # The programs get an empty user home: an interactive `bash` reads ~/.bashrc, and a
+        # machine's rc (e.g. `pyenv init`, whose rehash waits on a lock that a session killed
+        # mid-rc leaves behind) would make the first prompt late by a minute and the tests flaky.
+        user_home = self.user_home()
+        if user_home is not None:
+            env["HOME"] = str(user_home)
         if self.pin:
             env["AGENT_TTY_MECHANISM"] = self.pin
         if PINNED_TRANSPORT:
             env["AGENT_TTY_TRANSPORT"] = PINNED_TRANSPORT
         env.update(extra or {})
         return env
+
+    def user_home(self) -> Path | None:
+        folder = self.home.parent / f"{self.home.name}-user"
+        try:
+            folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+        except OSError:  # a Home beside which this user cannot write: keep the caller's HOME
+            return None
+        return folder
 
     def run(self, *args: str, json_out: bool = True, env: dict[str, str] | None = None, timeout: float = 60) -> Result:
         argv = [*self.command, *(["--json"] if json_out else []), *args]
