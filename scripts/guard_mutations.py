@@ -362,8 +362,7 @@ def main(names: list[str], root: Path = ROOT) -> int:
     if unknown:
         print(f"no such entry: {', '.join(unknown)}", file=sys.stderr)
         return 2
-    counts: dict[str, int] = {}
-    missed: list[str] = []
+    verdicts: dict[str, str] = {}
     started = time.monotonic()
     for guard in names or list(MUTATIONS):
         edits, node = MUTATIONS[guard]
@@ -400,14 +399,16 @@ def main(names: list[str], root: Path = ROOT) -> int:
                 verdict, detail = "HUNG", f"pytest ran longer than {PYTEST_TIMEOUT} s and was killed"
             else:
                 verdict, detail = "NO VERDICT", f"pytest exit {code}: the test did not run"
-        counts[verdict] = counts.get(verdict, 0) + 1
-        if verdict != "red (ok)":
-            missed.append(guard)
+        verdicts[guard] = verdict
         seconds = time.monotonic() - began
         print(f"{guard:44} without the guard: {verdict}{': ' + detail if detail else ''}  ({seconds:.0f} s)  [{node}]", flush=True)
         if verdict not in ("red (ok)", "STALE", "BROKEN") and output:
             print(_tail(output), flush=True)
-    total = sum(counts.values())
+    counts: dict[str, int] = {}
+    for verdict in verdicts.values():
+        counts[verdict] = counts.get(verdict, 0) + 1
+    missed = [guard for guard, verdict in verdicts.items() if verdict != "red (ok)"]
+    total = len(verdicts)
     red = counts.pop("red (ok)", 0)
     others = ", ".join(f"{count} {verdict}" for verdict, count in sorted(counts.items()))
     elapsed = time.monotonic() - started

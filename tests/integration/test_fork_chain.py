@@ -73,7 +73,7 @@ def test_a_chain_no_scan_shows_is_kept_and_ended_through_the_freeze(cli: Cli, tm
     scanned = "linux_autogroup"  # linux_cgroup reads its leaf, not /proc: no hold is reached
     try:
         # Without the freeze a gc removes the record only when its scan misses every member; a
-        # busy machine slows the chain so that one scan in a few sees it: each gc is another try.
+        # busy machine slows the chain so that most scans see one: each gc is one more try.
         for _ in range(6 if gc_first else 0):
             report = cli.run("gc", env=cli.replay_env(STALE_RECENT_PIDS.format(command="gc"), log)).result
             assert report["removedSessions"] == [], "gc removed the record of a chain that still runs (R20)"
