@@ -145,10 +145,13 @@ def test_host_writes_land_in_call_order(cli: Cli, tmp_path: Path) -> None:
     (running) is held; the exit write comes after it in call order, so the manifest ends
     exited with the program's code and never reads running again."""
     log = tmp_path / "replay.log"
-    # 8 s: the exit write is called well within the hold, also on a loaded machine (at 3 s the
-    # guard's mutation read green now and then under load: the exit came after the hold); create
-    # waits for the held write longer than its default 5 s, or it gives the session up.
-    env = {**cli.replay_env("host:rename:/session.json:1:8000", log), "AGENT_TTY_CREATE_TIMEOUT_S": "60"}
+    # The hold lasts until another session.json rename has landed, so a write made beside the
+    # held one (the guard's mutant: each write in a thread of its own) lands first and the held
+    # running lands over it, on any machine's timing. The single-threaded host makes no other
+    # write while it is held, so the hold runs to its 20 s cap; create waits for it longer
+    # than its default 5 s, or it gives the session up.
+    hold = "host:rename:/session.json:1:20000:until=/session.json"
+    env = {**cli.replay_env(hold, log), "AGENT_TTY_CREATE_TIMEOUT_S": "60"}
     creating = cli.start("create", "--", "sh", "-c", "exit 3", env=env)
     wait_until(lambda: _held(log), what="host to hold its start-up write")
     creating.communicate(timeout=60)
@@ -157,6 +160,7 @@ def test_host_writes_land_in_call_order(cli: Cli, tmp_path: Path) -> None:
     wait_until(lambda: not pid_alive(host_pid), timeout=20, what="host to end")
     manifest = json.loads((folder / "session.json").read_text())
     assert manifest["status"] == "exited" and manifest["exitCode"] == 3, manifest
+    assert " not met " in log.read_text(), "a session.json write landed while the start-up write was held"
     (session,) = cli.run("list", "--all").result["sessions"]
     assert session["status"] == "exited"
 

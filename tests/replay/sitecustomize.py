@@ -19,6 +19,11 @@ op above) whose path ends with the trigger, and holds once per trigger. For exam
 read of ns_last_pid: the pids read there are 200 ms old when their stats are read, as on a busy
 machine that preempts the scan.
 
+A field `until=<suffix>` ends the hold early: as soon as another call of the same op whose path
+ends with <suffix> has been performed in this process (by another thread), the held call goes
+on; <ms> is then only the cap. It forces the order "the later call lands first" on code that
+runs a call in a thread of its own, and costs a single-threaded process the whole cap.
+
 One more op changes an answer instead of the timing: `hide` makes os.stat (and os.lstat) of a
 matching path raise FileNotFoundError from the <nth> call on, so the process believes a file is
 missing (a kernel without cgroup.kill); each hidden call logs a 'hide' line.
@@ -30,6 +35,7 @@ import builtins
 import os
 import shutil
 import sys
+import threading
 import time
 
 _SPEC = os.environ.get("AGENT_TTY_REPLAY_HOLD", "")
@@ -40,10 +46,11 @@ def _parse(spec: str) -> list[dict]:
     holds = []
     for part in filter(None, (p.strip() for p in spec.split(","))):
         process, op, suffix, nth, ms, *rest = part.split(":")
-        after = rest[0].removeprefix("after=") if rest else None
+        options = dict(field.split("=", 1) for field in rest)
+        after = options.get("after")
         holds.append({
             "process": process, "op": op, "suffix": suffix, "nth": int(nth), "ms": int(ms), "seen": 0,
-            "after": after, "armed": after is None,
+            "after": after, "armed": after is None, "until": options.get("until"), "done": threading.Event(),
         })
     return holds
 
@@ -107,8 +114,24 @@ def _maybe_hold(op: str, path: object, dir_fd: int | None = None) -> None:
             if hold["after"] is not None:
                 hold["armed"] = False  # once per trigger
             _log(f"hold {name} {op} {text} {hold['nth']} pid={os.getpid()}")
-            time.sleep(hold["ms"] / 1000)
+            if hold["until"] is None:
+                time.sleep(hold["ms"] / 1000)
+            else:
+                hold["holding"] = threading.get_ident()
+                early = hold["done"].wait(hold["ms"] / 1000)
+                _log(f"until {name} {op} {text} {'met' if early else 'not met'} pid={os.getpid()}")
             _log(f"release {name} {op} {text} {hold['nth']} pid={os.getpid()}")
+
+
+def _performed(op: str, path: object, dir_fd: int | None = None) -> None:
+    """A call was performed: a hold waiting `until` a call like it (from another thread) goes on."""
+    waiting = [h for h in _HOLDS if h["until"] is not None and h["op"] == op and h.get("holding") not in (None, threading.get_ident())]
+    if not waiting:
+        return
+    text = _full_path(path, dir_fd)
+    for hold in waiting:
+        if text is not None and text.endswith(hold["until"]):
+            hold["done"].set()
 
 
 _real_open = builtins.open
@@ -160,11 +183,17 @@ if _HOLDS:
 
     def _rename(src, dst, *args, **kwargs):  # type: ignore[no-untyped-def]
         _maybe_hold("rename", dst)
-        return _real_rename(src, dst, *args, **kwargs)
+        try:
+            return _real_rename(src, dst, *args, **kwargs)
+        finally:
+            _performed("rename", dst)
 
     def _replace(src, dst, *args, **kwargs):  # type: ignore[no-untyped-def]
         _maybe_hold("rename", dst)
-        return _real_replace(src, dst, *args, **kwargs)
+        try:
+            return _real_replace(src, dst, *args, **kwargs)
+        finally:
+            _performed("rename", dst)
 
     def _unlink(path, *args, **kwargs):  # type: ignore[no-untyped-def]
         _maybe_hold("unlink", path)

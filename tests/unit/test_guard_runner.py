@@ -29,7 +29,10 @@ def project(tmp_path: Path) -> Path:
         "from guarded import allowed\n\n\n"
         "def test_sees_the_guard():\n    assert not allowed(-1)\n\n\n"
         "def test_blind():\n    assert allowed(1)\n\n\n"
-        "def test_skipped():\n    import pytest\n    pytest.skip('needs root')\n"
+        "def test_skipped():\n    import pytest\n    pytest.skip('needs root')\n\n\n"
+        # Sees the missing guard only on its second run, as a race test that loses by chance.
+        "def test_by_chance():\n    import pathlib\n    seen = pathlib.Path(__file__).with_name('tried')\n"
+        "    if seen.exists():\n        assert not allowed(-1)\n    seen.touch()\n"
     )
     return tmp_path
 
@@ -42,13 +45,14 @@ GUARD = ("guarded.py", "    if n < 0:\n        return False\n", "")
     [
         (GUARD, "test_guarded.py::test_sees_the_guard", 0, "1 of 1 entries red in"),
         (GUARD, "test_guarded.py::test_blind", 1, "0 of 1 entries red (1 GREEN)"),
+        (GUARD, "test_guarded.py::test_by_chance", 0, "1 of 1 entries red in"),
         (("guarded.py", "    if n < 1:\n", ""), "test_guarded.py::test_sees_the_guard", 1, "(1 STALE)"),
         (GUARD, "test_guarded.py::test_no_such_test", 1, "(1 NO VERDICT)"),
         (GUARD, "test_guarded.py::test_skipped", 1, "(1 NO VERDICT)"),
         (("guarded.py", "    if n < 0:\n", "    if n < undefined_bound:\n"), "test_guarded.py::test_sees_the_guard", 1, "(1 BROKEN)"),
         (("guarded.py", "    if n < 0:\n", "    if n < (:\n"), "test_guarded.py::test_sees_the_guard", 1, "(1 BROKEN)"),
     ],
-    ids=["red", "green", "stale", "no-such-test", "skipped", "undefined-name", "syntax-error"],
+    ids=["red", "green", "red-on-a-retry", "stale", "no-such-test", "skipped", "undefined-name", "syntax-error"],
 )
 def test_only_a_failed_test_is_red(
     project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
@@ -63,3 +67,12 @@ def test_only_a_failed_test_is_red(
 
 def test_an_unknown_entry_is_refused(project: Path) -> None:
     assert _runner().main(["NoSuchGuard"], root=project) == 2
+
+
+def test_a_red_on_a_retry_is_named_weak(project: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    runner = _runner()
+    monkeypatch.setattr(runner, "MUTATIONS", {"Guard": ([GUARD], "test_guarded.py::test_by_chance")})
+    assert runner.main([], root=project) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert "red (weak): green on 1 of 2 tries" in lines[0]
+    assert lines[-1].endswith("; red only on a retry: Guard")
