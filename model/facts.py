@@ -136,6 +136,7 @@ GC = "agent_tty/lifecycle/gc.py"
 ENGINE = "agent_tty/lifecycle/engine.py"
 HOST_MAIN = "agent_tty/host/main.py"
 LOOP = "agent_tty/host/loop.py"
+HOST_OPS = "agent_tty/host/ops.py"
 SHUTDOWN = "agent_tty/host/shutdown.py"
 RPC_SERVER = "agent_tty/host/rpc_server.py"
 WRITER = "agent_tty/host/writer.py"
@@ -390,10 +391,9 @@ COVERED: dict[str, tuple[str, ...]] = {
         "Engine.record_destroyed", "unreadable", "unlink_socket",
     ),
     HOST_MAIN: ("wait_for_manifest", "program_env", "main", "_start"),
-    LOOP: (
-        "Host._check_signals", "Host._check_exit", "Host._close", "Host.abandon", "Host.listen", "Host.dispatch",
-        "Host._op_destroy", "Host._op_signal",
-    ),
+    LOOP: ("Host._check_signals", "Host._check_exit", "Host._close", "Host.abandon", "Host.listen", "Host.dispatch"),
+    # Host._op_destroy and Host._op_signal, moved into the op table (issue 25.1).
+    HOST_OPS: ("Ops.dispatch", "Ops.destroy", "Ops.signal"),
     # Host.listen's and Host._close's socket steps, moved into the RPC server (issue 25.1).
     RPC_SERVER: ("RpcServer.listen", "RpcServer.stop_serving", "RpcServer.drop_all"),
     SHUTDOWN: (

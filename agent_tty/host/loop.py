@@ -1,62 +1,46 @@
-"""The host: PTY output, input, waits, the op table and signals, wired to its parts: the reactor
+"""The host: PTY output and input, signals and upkeep, wired to its parts: the reactor
 (host/reactor.py) runs the loop's descriptors and timers, the RPC server (host/rpc_server.py)
-serves the socket, the shutdown machine (host/shutdown.py) ends the session."""
+serves the socket and hands each request to the op table (host/ops.py), the waits
+(host/waits.py) answer what clients wait for, the shutdown machine (host/shutdown.py) ends the
+session."""
 
 from __future__ import annotations
 
 import os
 import selectors
-import signal as signals
 import socket
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from agent_tty.host.echo import EchoFilter, can_filter
+from agent_tty.host.ops import PASTE_END, INPUT_BACKLOG, Ops
 from agent_tty.host.reactor import Reactor
 from agent_tty.host.replies import DROPPED_LABEL, TerminalReplies
 from agent_tty.host.rpc_server import RpcServer
 from agent_tty.host.eventlog import RETRY_FIRST_S, RETRY_MAX_S, EventLog
 from agent_tty.host.shutdown import Reason, Shutdown, State
 from agent_tty.host.signals import HostSignals
-from agent_tty.host.typeahead import POLL_S as HELD_POLL_S, HeldRun, LineReader
-from agent_tty.host.terminal import RUN_MARKER, LiveScreen, Wait, compile_wait, visible_hash
+from agent_tty.host.typeahead import LineReader
+from agent_tty.host.terminal import RUN_MARKER, LiveScreen
+from agent_tty.host.waits import Waits
 from agent_tty.host.writer import ManifestWriter
 from agent_tty.platform.manager import Platform
 from agent_tty.platform.system import current
 from agent_tty.platform.types import GroupRef, ProgramExit, ProgramHandle, Stop
-from agent_tty.protocol import rpc
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 from agent_tty.protocol.status import policy
 from agent_tty.storage.files import FolderGone, write_record
 from agent_tty.storage.home import SessionPaths
 from agent_tty.storage.records import ProgramRecord
-from agent_tty.terminal.output import RESULT_OUTPUT_MAX, OutputSearch, ProgramOutput, command_text, plain_text, result_output, visible
-
-if TYPE_CHECKING:
-    from agent_tty.terminal.screen import SearchText
+from agent_tty.terminal.output import ProgramOutput, visible
 
 READ_CHUNK = 65536
-WAIT_CHECK_S = 0.02
-"""How often waits are judged with no new output (a stable/idle wait, a deadline)."""
-WAIT_SHARE = 0.2
-"""Under output, waits are judged on each batch fed to the screen, but judging (it reads the
-whole screen, scrollback included, and runs the pattern) takes at most about this share of the
-host's time: after a check that took S, the next waits 4 S (a 1 ms check: batches 4 ms apart
-are each judged; a 100 ms pattern: every 0.5 s), so a flood with a costly pattern still leaves
-the program's output and the other commands 80 % of the loop."""
 IDLE_BUILD_S = 0.05
 """With no event for this long, or right after its first reply (create's readiness ping), the
 host builds its screen model (see LiveScreen)."""
 HOLD_S = 0.05
 """An escape sequence cut by a read, mid-echo, waits this long at most for its end (ADR 0007)."""
-PASTE_START, PASTE_END = b"\x1b[200~", b"\x1b[201~"
-"""Bracketed paste (DECSET 2004): what the program reads around a paste."""
-INPUT_BACKLOG = 1 << 20
-"""Input bytes held for a program that reads slowly: past this, a streamed input's answer
-waits until the program has read down to it (the CLI sends the next part only then)."""
-RUN_OUTPUT_MAX = RESULT_OUTPUT_MAX
-"""Bytes of a command's output that `run` and `wait --output` return (the last ones)."""
 
 FOLDER_CHECK_S = 2.0
 """How often a host checks that its session folder is still the one at its path. A folder
@@ -100,9 +84,6 @@ class Host:
         self.paste_open = False
         """A streamed bracketed paste whose end bracket has not gone to the program yet."""
         self.marker_tail = b""
-        self.held_runs: list[HeldRun] = []
-        """Runs whose line waits for the shell to read it (ADR 0031), in the order they came."""
-        self.held_timer: int | None = None
         self.line_reader = LineReader(writer.current.argv[0] if writer.current.argv else None)
         self.echo: EchoFilter | None = None
         """Hides the echo of the last `run`'s completion postamble (ADR 0007)."""
@@ -112,10 +93,8 @@ class Host:
         self.held = b""
         self.hold_timer: int | None = None
         self.output = ProgramOutput()
-        self.waits: list[Wait] = []
-        self.wait_timer: int | None = None
-        self.wait_next = 0.0
-        """Monotonic time before which an output batch does not judge waits (WAIT_SHARE)."""
+        self.waits = Waits(self)
+        self.ops = Ops(self)
         self.log_timer: int | None = None
         self.flag_delay = 0.0
         self.folder_identity: tuple[int, int] | None = None
@@ -159,7 +138,7 @@ class Host:
                 # create exits and its caller starts, not when the first command needs it.
                 self.live.screen()
             if self.replies.burst_began() and not self.done:
-                self._log_marker(DROPPED_LABEL)
+                self.log_marker(DROPPED_LABEL)
             self.reactor.run_timers()
             if not self.done and self.shutdown.state is not State.FOLDER_GONE:
                 self._rotate_log()
@@ -168,9 +147,7 @@ class Host:
 
     def _close(self) -> None:
         self._answer_inputs()
-        for wait in self.waits:
-            self._finish_wait(wait, {"matched": False, "ended": True, **self._end_fields()})
-        self.waits.clear()
+        self.waits.end_all(self._end_fields())
         for waiter in self.waiters:
             self.rpc.reply(waiter, {"status": self.writer.current.status.value, **self._end_fields()})
             waiter.close()
@@ -238,10 +215,10 @@ class Host:
         window = self.marker_tail + data
         for match in RUN_MARKER.finditer(window):
             if match.end() > len(self.marker_tail):
-                self._run_completed(match.group(1).decode(), int(match.group(2)))
+                self.waits.run_completed(match.group(1).decode(), int(match.group(2)))
         self.marker_tail = window[-64:]
-        if self.waits:
-            self._waits_on_output()
+        if self.waits.pending:
+            self.waits.on_output()
 
     def _drain_output(self) -> None:
         while True:
@@ -252,7 +229,7 @@ class Host:
             if not data:
                 break
             self._record_output(data)
-        self._flush_held()
+        self.flush_held()
 
     def _hold(self, rest: bytes) -> None:
         """The echo filter needs the next read to judge `rest` (an escape sequence cut in two)."""
@@ -261,14 +238,14 @@ class Host:
 
     def _hold_expired(self) -> None:
         self.hold_timer = None
-        self._flush_held()
+        self.flush_held()
 
     def _cancel_hold(self) -> None:
         if self.hold_timer is not None:
             self.cancel(self.hold_timer)
             self.hold_timer = None
 
-    def _flush_held(self) -> None:
+    def flush_held(self) -> None:
         """Before an input or a mark, at the end, or when the rest of a held sequence never came."""
         if self.held:
             self._record_output(b"", final=True)
@@ -292,8 +269,8 @@ class Host:
             self.echo = EchoFilter(line, len(line) - len(postamble))
             self.gate_echo = None if "\n" in command else self.echo
 
-    def _log_marker(self, label: str) -> int:
-        self._flush_held()
+    def log_marker(self, label: str) -> int:
+        self.flush_held()
         seq = self.events.append("marker", label=label)
         self.live.remember(seq)
         self.output.mark(seq)
@@ -331,13 +308,13 @@ class Host:
         for conn, result in waiting:
             self.rpc.answer(conn, result)
 
-    def _input(self, data: bytes, kind: str, continues_paste: bool = False) -> int:
-        self._require_commandable()
+    def input(self, data: bytes, kind: str, continues_paste: bool = False) -> int:
+        self.require_commandable()
         if self.paste_open and not continues_paste:
             # A streamed paste that stopped part-way (its CLI gave up or died) or that another
             # input cut into: its end bracket goes first, so this input is not taken as pasted.
             data, self.paste_open = PASTE_END + data, False
-        self._flush_held()  # output that came before this input is logged before it
+        self.flush_held()  # output that came before this input is logged before it
         seq = self.events.append("input", data=data.decode("utf-8", "surrogateescape"), kind=kind)
         self.last_activity = time.monotonic()
         self._write_program(data)
@@ -347,154 +324,20 @@ class Host:
         self.gate_budget = 4 * len(data) + 4096
         return seq
 
-    # ------------------------------------------------------------------ waits
+    # ------------------------------------------------------------------ runs (the waits' side)
 
-    def _waits_on_output(self) -> None:
-        """New output is on the screen: judge the waits it could satisfy now, unless judging
-        has had its share of time (WAIT_SHARE); then the timer judges them when it is due."""
-        if not any(wait.search is not None or wait.kind in ("text", "regex", "stable") for wait in self.waits):
-            if self.wait_timer is None:
-                self.wait_timer = self.after(WAIT_CHECK_S, self._check_waits)
-            return
-        if self.wait_timer is not None:
-            self.cancel(self.wait_timer)  # this check, now or at wait_next, replaces it
-            self.wait_timer = None
-        now = time.monotonic()
-        if now < self.wait_next:
-            self.wait_timer = self.after(self.wait_next - now, self._check_waits)
-            return
-        self._check_waits()
-
-    def _check_waits(self) -> None:
-        self.wait_timer = None
-        if not self.waits:
-            return
-        now = time.monotonic()
-        text: SearchText | None = None
-        for wait in list(self.waits):
-            if wait.search is not None or wait.kind in ("text", "regex"):
-                try:
-                    if wait.search is not None:
-                        matched = wait.search.matched(self.output)
-                    else:
-                        text = self.live.search_text() if text is None else text
-                        matched = wait.matches(text)
-                except AgentTtyError as err:  # the pattern ran past its budget (regex_budget)
-                    self.waits.remove(wait)
-                    self.rpc.answer_error(wait.conn, err)
-                    continue
-                if matched:
-                    self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
-                    continue
-            elif wait.kind == "stable":
-                current = visible_hash(self.live)
-                if current != wait.last_hash:
-                    wait.last_hash, wait.last_change = current, now
-                elif now - wait.last_change >= wait.quiet_s:
-                    self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq, "screenHash": current})
-                    continue
-            elif wait.kind == "idle":
-                quiet_since = max(self.last_output, wait.started)
-                if now - quiet_since >= wait.quiet_s:
-                    self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq})
-                    continue
-            if wait.deadline is not None and now >= wait.deadline:
-                self._finish_wait(wait, {"matched": False, "timedOut": True, "seq": self.events.seq})
-        spent = time.monotonic() - now
-        self.wait_next = now + spent / WAIT_SHARE
-        if self.waits:
-            # Slow patterns (each within its budget) get checked less often (WAIT_SHARE).
-            self.wait_timer = self.after(max(WAIT_CHECK_S, spent / WAIT_SHARE - spent), self._check_waits)
-
-    def _finish_wait(self, wait: Wait, result: dict[str, Any]) -> None:
-        if wait in self.waits:
-            self.waits.remove(wait)
-        if wait.kind == "run":
-            result = {**result, "seq": wait.seq}
-            if not result.get("completed"):  # timed out, or the program ended first
-                result = {**result, **self._run_output_so_far(wait)}
-        elif "screenHash" not in result:
-            # The screen the wait was judged on, as snapshot hashes it (a batch step's record).
-            result = {**result, "screenHash": visible_hash(self.live)}
-        result = {**result, **self._wait_output(wait)}
-        self.rpc.answer(wait.conn, result)
-
-    def _run_completed(self, token: str, status: int) -> None:
-        for wait in list(self.waits):
-            if wait.kind == "run" and wait.token == token:
-                result = {"completed": True, "timedOut": False, "exitStatus": status, "markerSeq": self.events.seq}
-                self._finish_wait(wait, {**result, **self._run_output(wait, token)})
-
-    def _run_output(self, wait: Wait, token: str) -> dict[str, Any]:
-        """What the command printed: from the end of its line's echo to the marker."""
-        start = self.output.starts.get(wait.seq) if wait.seq is not None else None
-        if start is None:
-            return {}
-        marker = self.output.find(b"\x1b]7770;" + token.encode(), start)
-        if marker is None:
-            return {}  # the echo's end was never seen: no output we could vouch for
-        begin = max(start, marker - RUN_OUTPUT_MAX, self.output.base)
-        return _command_output(self.output.since(begin, marker), begin > start, wait.echoes)
-
-    def _run_output_so_far(self, wait: Wait) -> dict[str, Any]:
-        """A run that did not complete: what the command printed since its line's echo ended;
-        nothing (null) while that end was never seen."""
-        start = self.output.starts.get(wait.seq) if wait.seq is not None else None
-        if start is None or (self.output.end == start and not self.output.open):
-            return {}
-        begin = max(start, self.output.end - RUN_OUTPUT_MAX, self.output.base)
-        return _command_output(self.output.since(begin), begin > start, wait.echoes)
-
-    def _wait_output(self, wait: Wait) -> dict[str, Any]:
-        """`wait --output`: what the program printed since the wait's start, as `run` gives
-        it (its last RUN_OUTPUT_MAX bytes)."""
-        if wait.output_start is None:
-            return {}
-        begin = max(wait.output_start, self.output.end - RUN_OUTPUT_MAX, self.output.base)
-        return result_output(plain_text(self.output.since(begin)), begin > wait.output_start)
-
-    def _type_held_runs(self) -> None:
-        """Type the held runs, oldest first, each once the shell reads it and the echo of the
-        run before it was followed (one echo filter at a time); answer those past their time."""
-        self.held_timer = None
-        while self.held_runs and self.exit is None:
-            held = self.held_runs[0]
-            now = time.monotonic()
-            if (self.echo is None or self.echo.finished) and self._shell_reads(now - held.since):
-                self.held_runs.pop(0)
-                self._type_run(held)
-                continue
-            if held.deadline is not None and now >= held.deadline:
-                self.held_runs.pop(0)
-                self.rpc.answer(held.conn, {"seq": None, "completed": False, "timedOut": True})
-                continue
-            self.held_timer = self.after(HELD_POLL_S, self._type_held_runs)
-            return
-
-    def _shell_reads(self, waited_s: float) -> bool:
+    def may_type_run(self, waited_s: float) -> bool:
+        if self.echo is not None and not self.echo.finished:
+            return False  # one echo filter at a time: the run before is still being followed
         own = self._own_foreground() is not None
         return self.line_reader.reads(current().terminal_echoes(self.program.fd), own, waited_s)
 
-    def _type_run(self, held: HeldRun) -> None:
-        try:
-            seq = self._input((held.command + held.postamble + "\r").encode("utf-8", "surrogateescape"), "run")
-        except AgentTtyError as err:
-            self.rpc.answer_error(held.conn, err)
-            return
-        self._arm_echo(held.command, held.postamble)
-        if not held.wait:
-            self.rpc.answer(held.conn, {"seq": seq, "completed": False, "timedOut": False})
-            return
-        echoes = tuple(held.command.split("\n")[1:])
-        self._add_wait(Wait(held.conn, "run", held.deadline, token=held.token, seq=seq, echoes=echoes))
+    def type_run(self, command: str, postamble: str) -> int:
+        seq = self.input((command + postamble + "\r").encode("utf-8", "surrogateescape"), "run")
+        self._arm_echo(command, postamble)
+        return seq
 
-    def _add_wait(self, wait: Wait) -> None:
-        """A new wait is judged at once (its text may be on the screen already), not when a
-        check queued for earlier waits (up to WAIT_CHECK_S away) comes due."""
-        self.waits.append(wait)
-        if self.wait_timer is not None:
-            self.cancel(self.wait_timer)
-        self.wait_timer = self.after(0, self._check_waits)
+    # ------------------------------------------------------------------ signals
 
     def _on_signal(self, _fd: object, _mask: int) -> None:
         self.signals.drain()
@@ -519,7 +362,7 @@ class Host:
         self.exit = ended
         self._drain_output()
         self.events.append("exit", exit_code=ended.exit_code, exit_signal=ended.exit_signal)
-        self._settle_waits_at_exit()
+        self.waits.settle_at_exit({"exitCode": ended.exit_code, "exitSignal": ended.exit_signal})
         self.shutdown.on_exit()
 
     def _record_reap(self) -> None:
@@ -543,20 +386,6 @@ class Host:
             write_record(self.paths.program, record)
         except (FolderGone, AgentTtyError):
             pass  # the folder is gone, or a full disk: our own GroupRef still carries it
-
-    def _settle_waits_at_exit(self) -> None:
-        """The screen can change no more: judge every wait once, then end the rest."""
-        if self.waits:
-            self._check_waits()
-        ended = {"exitCode": self.exit.exit_code if self.exit else None, "exitSignal": self.exit.exit_signal if self.exit else None}
-        held, self.held_runs = self.held_runs, []
-        for run in held:  # never typed: the program ended before its shell read them
-            self.rpc.answer(run.conn, {"seq": None, "completed": False, "ended": True, "timedOut": False, **ended})
-        for wait in list(self.waits):
-            if wait.kind == "exit":
-                self._finish_wait(wait, {"matched": True, "timedOut": False, "seq": self.events.seq, **ended})
-            else:
-                self._finish_wait(wait, {"matched": False, "ended": True, "timedOut": False, "seq": self.events.seq, **ended})
 
     # ------------------------------------------------------------------ the event log
 
@@ -633,7 +462,7 @@ class Host:
         else:
             self.after(min(1.0, self.idle_timeout_s - idle), self._check_idle)
 
-    def _program_in_foreground(self) -> str | None:
+    def program_in_foreground(self) -> str | None:
         """The session's program's name while its own group has the terminal (`create --
         python3 -q`); None while a job of it does (a shell's command may be gone a moment
         later, and what it types ahead is the shell's) or where it cannot be told."""
@@ -650,7 +479,7 @@ class Host:
         current = self.writer.current
         return {"exitCode": current.exit_code, "exitSignal": current.exit_signal}
 
-    def _require_commandable(self) -> None:
+    def require_commandable(self) -> None:
         status = self.writer.current.status
         if not policy(status).commandable or self.shutdown.state is not State.SERVING:
             raise AgentTtyError(
@@ -665,168 +494,6 @@ class Host:
         log_crash(self.paths)
 
     def dispatch(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
-        """One request, to the handler of its op (`_op_<op>`, one for each of protocol/rpc.OPS):
+        """One request, to the handler of its op (host/ops.py, one for each of protocol/rpc.OPS):
         its answer, or None when the answer comes later (the handler keeps `conn`)."""
-        op = request.get("op")
-        if op not in rpc.OPS:
-            raise AgentTtyError(ErrorCode.PROTOCOL_ERROR, f"unknown RPC op {op!r}")
-        handler: Callable[[dict[str, Any], socket.socket], dict[str, Any] | None] = getattr(self, f"_op_{op}")
-        return handler(request, conn)
-
-    # ------------------------------------------------------------------ the ops
-
-    def _op_ping(self, _request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
-        """Who serves: the session, its status and the two pids."""
-        current = self.writer.current
-        return {"sessionId": current.session_id, "status": current.status.value, "hostPid": os.getpid(), "childPid": current.child_pid}
-
-    def _op_inspect(self, _request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
-        """The manifest as the host holds it."""
-        current = self.writer.current
-        return current.to_obj()
-
-    def _op_resize(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
-        """The PTY's and the screen's new size, logged and recorded."""
-        self._require_commandable()
-        from agent_tty.protocol.values import size_problem
-
-        cols, rows = request.get("cols"), request.get("rows")
-        problem = size_problem(cols, rows)  # a CLI of another version may send any size
-        if problem is not None:
-            raise AgentTtyError(ErrorCode.INVALID_INPUT, problem, cols=cols, rows=rows)
-        assert isinstance(cols, int) and isinstance(rows, int)
-        self._flush_held()
-        self.program.resize(cols, rows)
-        seq = self.events.append("resize", cols=cols, rows=rows)
-        self.live.resize(cols, rows)
-        self.shutdown.write(cols=cols, rows=rows)
-        return {"cols": cols, "rows": rows, "seq": seq}
-
-    def _op_signal(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
-        """A signal to the program: a keyboard one to the terminal's foreground group, any
-        other through the proof-then-kill path."""
-        self._require_commandable()
-        number = request.get("signal")
-        if not isinstance(number, int) or number <= 0:
-            raise AgentTtyError(ErrorCode.INVALID_INPUT, f"invalid signal {number!r}")
-        name = signals.Signals(number).name if number in signals.Signals._value2member_map_ else str(number)
-        # A keyboard signal (INT, QUIT, TSTP) goes where a terminal sends it: to the
-        # terminal's foreground group (a shell's running command), delivered by the PTY itself.
-        foreground = getattr(self.program, "signal_foreground", None)
-        group = foreground(number) if foreground is not None else None
-        # The screen at a signal is a baseline, as at an input: `wait --after-seq` the
-        # signal's seq waits for what the signal brought (a new prompt after INT).
-        self._flush_held()
-        if group is not None:
-            seq = self.events.append("signal", signal=name, group=group)
-            self.live.remember(seq)
-            return {"signal": name, "delivered": True, "seq": seq, "group": group, "foreground": True}
-        seq = self.events.append("signal", signal=name)
-        self.live.remember(seq)
-        verdict = self.platform.kill_group(self.group, number)
-        return {"signal": name, "delivered": verdict.value == "owned", "seq": seq, "group": self.program.pid, "foreground": False}
-
-    def _op_destroy(self, _request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
-        """Start the shutdown; the answer comes once the session reads destroyed (`waiters`)."""
-        self.waiters.append(conn)
-        try:
-            self.shutdown.begin(Reason.DESTROY)
-        except AgentTtyError:
-            self.waiters.remove(conn)  # this destroy ends with the error; a later one may retry
-            raise
-        return None
-
-    def _op_input(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
-        """`type` and `paste` (whole, or a streamed part), as typed input."""
-        data = str(request.get("data", "")).encode("utf-8", "surrogateescape")
-        kind = request.get("kind") if request.get("kind") in ("type", "paste") else "type"
-        part = request.get("part")  # a streamed input: "first", "more", "last"; None: whole
-        continues = kind == "paste" and part in ("more", "last")
-        if kind == "paste":
-            self._require_commandable()
-            if not continues:
-                self.paste_bracketed = self.live.screen().bracketed_paste()
-            if self.paste_bracketed:
-                # A part after another input closed the bracket opens it again.
-                opens = not continues or not self.paste_open
-                closes = part in (None, "last")
-                data = (PASTE_START if opens else b"") + data + (PASTE_END if closes else b"")
-        result = {"seq": self._input(data, kind, continues_paste=continues), "bytes": len(data)}
-        if kind == "paste":
-            self.paste_open = self.paste_bracketed and part in ("first", "more")
-        if part is not None and len(self.to_program) > INPUT_BACKLOG:
-            self.input_waiters.append((conn, result))
-            return None
-        return result
-
-    def _op_keys(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
-        """Named keys, encoded for the program's cursor mode."""
-        from agent_tty.terminal.keys import encode_key
-
-        self._require_commandable()
-        names = request.get("keys")
-        if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-            raise AgentTtyError(ErrorCode.INVALID_INPUT, "keys must be a list of key names")
-        app_cursor = self.live.screen().app_cursor()
-        data = b"".join(encode_key(name, app_cursor) for name in names)
-        return {"seq": self._input(data, "keys"), "keys": names}
-
-    def _op_run(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
-        """Queue a run: typed once its shell reads (ADR 0031), answered at its marker."""
-        import secrets
-
-        from agent_tty.host.run_line import check_run_line
-
-        self._require_commandable()
-        command = str(request.get("command", "")).rstrip()
-        check_run_line(command, self._program_in_foreground())
-        token = secrets.token_hex(6)
-        joiner = " " if command.endswith("&") else "; "
-        marker = f"printf '\\033]7770;%s;%s\\007' {token} $?"
-        timeout_ms = request.get("timeoutMs")
-        now = time.monotonic()
-        deadline = now + timeout_ms / 1000 if timeout_ms else None
-        self.held_runs.append(HeldRun(conn, command, joiner + marker, token, bool(request.get("wait", True)), deadline, now))
-        self._type_held_runs()
-        return None
-
-    def _op_wait(self, request: dict[str, Any], conn: socket.socket) -> dict[str, Any] | None:
-        """A wait the connection holds until its condition, its time-out or the program's end."""
-        kind, pattern, quiet_s = compile_wait(request)
-        timeout_ms = request.get("timeoutMs")
-        deadline = time.monotonic() + timeout_ms / 1000 if timeout_ms else None
-        wait = Wait(conn, kind, deadline, pattern=pattern, quiet_s=quiet_s)
-        if request.get("output"):
-            wait.output_start = self.output.start_for(request.get("afterSeq"))
-            if pattern is not None:
-                wait.search = OutputSearch(pattern, wait.output_start, request.get("text"))
-        elif pattern is not None:
-            wait.set_baseline(self.live.baseline(request.get("afterSeq")))
-        if kind == "exit" and self.exit is not None:
-            return {"matched": True, "timedOut": False, "seq": self.events.seq, "screenHash": visible_hash(self.live), **self._wait_output(wait)}
-        self._add_wait(wait)
-        return None
-
-    def _op_snapshot(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
-        """The screen now."""
-        from agent_tty.terminal.screen import snapshot
-
-        return snapshot(
-            self.live.screen(),
-            self.events.seq,
-            structured=bool(request.get("structured")),
-            scrollback=bool(request.get("scrollback")),
-            max_cells=request.get("maxCells"),
-        )
-
-    def _op_mark(self, request: dict[str, Any], _conn: socket.socket) -> dict[str, Any] | None:
-        """A marker event."""
-        label = str(request.get("label", ""))
-        return {"seq": self._log_marker(label), "label": label}
-
-
-def _command_output(printed: bytes, truncated: bool, echoes: tuple[str, ...]) -> dict[str, Any]:
-    """A run's `output`: for a command of several lines, without the echoes of its later lines
-    (only when whole: where its start was cut off, what looks like an echo may be output)."""
-    text = command_text(printed, echoes) if echoes and not truncated else plain_text(printed)
-    return result_output(text, truncated)
+        return self.ops.dispatch(request, conn)

@@ -22,7 +22,7 @@ MAX_MESSAGE = 1 << 20
 MAX_REPLY = 64 << 20
 """The largest reply a CLI reads: a structured snapshot of a large screen is several MiB."""
 OPS = ("ping", "inspect", "resize", "signal", "destroy", "input", "keys", "run", "wait", "snapshot", "mark")
-"""The ops a host serves: Host.dispatch hands each to its Host._op_<op>."""
+"""The ops a host serves: host/ops.py's Ops has one handler per op, by the same name."""
 
 
 def encode(message: dict[str, Any]) -> bytes:
