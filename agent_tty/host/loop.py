@@ -1,6 +1,7 @@
-"""The host: PTY output and input, signals and upkeep, wired to its parts: the reactor
+"""The host: the program's PTY, its input, signals and upkeep, wired to its parts: the reactor
 (host/reactor.py) runs the loop's descriptors and timers, the RPC server (host/rpc_server.py)
-serves the socket and hands each request to the op table (host/ops.py), the waits
+serves the socket and hands each request to the op table (host/ops.py), the output path
+(host/output_path.py) takes each read to the log, the screen and the waits, the waits
 (host/waits.py) answer what clients wait for, the shutdown machine (host/shutdown.py) ends the
 session."""
 
@@ -13,8 +14,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from agent_tty.host.echo import EchoFilter, can_filter
 from agent_tty.host.ops import PASTE_END, INPUT_BACKLOG, Ops
+from agent_tty.host.output_path import OutputPath
 from agent_tty.host.reactor import Reactor
 from agent_tty.host.replies import DROPPED_LABEL, TerminalReplies
 from agent_tty.host.rpc_server import RpcServer
@@ -22,7 +23,7 @@ from agent_tty.host.eventlog import RETRY_FIRST_S, RETRY_MAX_S, EventLog
 from agent_tty.host.shutdown import Reason, Shutdown, State
 from agent_tty.host.signals import HostSignals
 from agent_tty.host.typeahead import LineReader
-from agent_tty.host.terminal import RUN_MARKER, LiveScreen
+from agent_tty.host.terminal import LiveScreen
 from agent_tty.host.waits import Waits
 from agent_tty.host.writer import ManifestWriter
 from agent_tty.platform.manager import Platform
@@ -33,14 +34,12 @@ from agent_tty.protocol.status import policy
 from agent_tty.storage.files import FolderGone, write_record
 from agent_tty.storage.home import SessionPaths
 from agent_tty.storage.records import ProgramRecord
-from agent_tty.terminal.output import ProgramOutput, visible
+from agent_tty.terminal.output import ProgramOutput
 
 READ_CHUNK = 65536
 IDLE_BUILD_S = 0.05
 """With no event for this long, or right after its first reply (create's readiness ping), the
 host builds its screen model (see LiveScreen)."""
-HOLD_S = 0.05
-"""An escape sequence cut by a read, mid-echo, waits this long at most for its end (ADR 0007)."""
 
 FOLDER_CHECK_S = 2.0
 """How often a host checks that its session folder is still the one at its path. A folder
@@ -83,16 +82,9 @@ class Host:
         self.paste_bracketed = False
         self.paste_open = False
         """A streamed bracketed paste whose end bracket has not gone to the program yet."""
-        self.marker_tail = b""
         self.line_reader = LineReader(writer.current.argv[0] if writer.current.argv else None)
-        self.echo: EchoFilter | None = None
-        """Hides the echo of the last `run`'s completion postamble (ADR 0007)."""
-        self.gate_echo: EchoFilter | None = None
-        """The filter whose echo end opens the output gate (the latest input was that run)."""
-        self.gate_budget = 0
-        self.held = b""
-        self.hold_timer: int | None = None
         self.output = ProgramOutput()
+        self.output_path = OutputPath(self)
         self.waits = Waits(self)
         self.ops = Ops(self)
         self.log_timer: int | None = None
@@ -181,44 +173,7 @@ class Host:
             self._check_exit()
             return
         if data:
-            self._record_output(data)
-
-    def _record_output(self, data: bytes, final: bool = False) -> None:
-        if self.held:
-            data, self.held = self.held + data, b""
-            self._cancel_hold()
-        hide: list[int] | None = None
-        echo_end: int | None = None
-        newline_from = 0
-        echo = self.echo
-        if echo is not None:
-            decided, hide = echo.scan(data, self.live.screen(), final)
-            if decided < len(data):
-                self._hold(data[decided:])
-                data = data[:decided]
-            if echo.finished:
-                self.echo = None
-                if echo is self.gate_echo:
-                    self.gate_echo = None
-                    if echo.echo_end is not None:
-                        echo_end = echo.echo_end
-                    elif echo.failed_at is not None:
-                        newline_from = echo.failed_at
-        if echo_end is None and not self.output.open and self.gate_echo is None:
-            echo_end = self._echo_end(data, newline_from)
-        if not data:
-            return
-        self.events.output(data, hide or None, echo_end)
-        self.live.feed(visible(data, hide) if hide else data)
-        self.output.output(data, hide, echo_end)
-        self.last_activity = self.last_output = time.monotonic()
-        window = self.marker_tail + data
-        for match in RUN_MARKER.finditer(window):
-            if match.end() > len(self.marker_tail):
-                self.waits.run_completed(match.group(1).decode(), int(match.group(2)))
-        self.marker_tail = window[-64:]
-        if self.waits.pending:
-            self.waits.on_output()
+            self.output_path.record(data)
 
     def _drain_output(self) -> None:
         while True:
@@ -228,46 +183,12 @@ class Host:
                 break
             if not data:
                 break
-            self._record_output(data)
-        self.flush_held()
-
-    def _hold(self, rest: bytes) -> None:
-        """The echo filter needs the next read to judge `rest` (an escape sequence cut in two)."""
-        self.held = rest
-        self.hold_timer = self.after(HOLD_S, self._hold_expired)
-
-    def _hold_expired(self) -> None:
-        self.hold_timer = None
-        self.flush_held()
-
-    def _cancel_hold(self) -> None:
-        if self.hold_timer is not None:
-            self.cancel(self.hold_timer)
-            self.hold_timer = None
+            self.output_path.record(data)
+        self.output_path.flush_held()
 
     def flush_held(self) -> None:
-        """Before an input or a mark, at the end, or when the rest of a held sequence never came."""
-        if self.held:
-            self._record_output(b"", final=True)
-
-    def _echo_end(self, data: bytes, start: int) -> int | None:
-        """Where the echo of the last input ends: after the first newline the program prints
-        (from `start`); at the end of `data` when none came within the input's budget."""
-        newline = data.find(b"\n", start)
-        if newline >= 0:
-            return newline + 1
-        self.gate_budget -= len(data)
-        return len(data) if self.gate_budget < 0 else None
-
-    def _arm_echo(self, command: str, postamble: str) -> None:
-        """Hide the echo of `postamble` that `run` typed after the last line of `command`. The
-        end of that echo opens the output's gate, except for a command of several lines: its
-        output starts after its first line's echo (the shell runs each line as it reads it),
-        and the echoes of the later lines are cut from its text (`without_echoes`)."""
-        line = (command + postamble).rsplit("\n", 1)[-1]
-        if len(line) > len(postamble) and can_filter(line):
-            self.echo = EchoFilter(line, len(line) - len(postamble))
-            self.gate_echo = None if "\n" in command else self.echo
+        """Output held mid-sequence goes first: before an input, a mark, a resize or a signal."""
+        self.output_path.flush_held()
 
     def log_marker(self, label: str) -> int:
         self.flush_held()
@@ -320,21 +241,20 @@ class Host:
         self._write_program(data)
         self.live.remember(seq)
         self.output.input(seq)
-        self.gate_echo = None
-        self.gate_budget = 4 * len(data) + 4096
+        self.output_path.input_sent(len(data))
         return seq
 
     # ------------------------------------------------------------------ runs (the waits' side)
 
     def may_type_run(self, waited_s: float) -> bool:
-        if self.echo is not None and not self.echo.finished:
+        if self.output_path.following_echo:
             return False  # one echo filter at a time: the run before is still being followed
         own = self._own_foreground() is not None
         return self.line_reader.reads(current().terminal_echoes(self.program.fd), own, waited_s)
 
     def type_run(self, command: str, postamble: str) -> int:
         seq = self.input((command + postamble + "\r").encode("utf-8", "surrogateescape"), "run")
-        self._arm_echo(command, postamble)
+        self.output_path.arm_echo(command, postamble)
         return seq
 
     # ------------------------------------------------------------------ signals
