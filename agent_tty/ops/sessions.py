@@ -11,8 +11,6 @@ if TYPE_CHECKING:  # annotations only: typing costs every command ~2 ms at start
     from agent_tty.lifecycle.create import Launcher
     from agent_tty.lifecycle.engine import Engine
 
-CREATE_DEFAULTS = {"cols": 80, "rows": 24, "term": "xterm-256color"}
-
 
 def create(
     engine: Engine,

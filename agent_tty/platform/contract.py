@@ -16,22 +16,6 @@ from typing import Any
 
 from agent_tty.platform.types import GroupRef, ProbeResult, SpawnRequest
 
-HOOKS = (
-    "agent_tty_probe",
-    "agent_tty_spawn",
-    "agent_tty_capture_program",
-    "agent_tty_capture_reap",
-    "agent_tty_runs_inside",
-    "agent_tty_leave_program_group",
-    "agent_tty_judge_group",
-    "agent_tty_kill_group",
-    "agent_tty_group_alive",
-    "agent_tty_capture_host",
-    "agent_tty_judge_host",
-    "agent_tty_kill_host",
-    "agent_tty_release_group",
-    "agent_tty_sweep",
-)
 FOREIGN = "agent-tty-contract-foreign-mechanism"
 
 

@@ -166,10 +166,6 @@ class Platform:
                 mechanism=mechanism,
             )
 
-    def plugin_names(self) -> list[str]:
-        self.load_all()
-        return sorted(name for name, _ in self._pm.list_name_plugin())
-
     # ------------------------------------------------------------ probing and choice
 
     def probes(self) -> list[ProbeResult]:
