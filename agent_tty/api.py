@@ -16,7 +16,7 @@ Home and reads the session's records again, as a command does.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import Any, Self
 
 from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
@@ -90,7 +90,7 @@ class Client:
         self._spare_lock = threading.Lock()  # threads share a Client (the MCP server's workers)
         self._connections = ConnectionPool()
 
-    def __enter__(self) -> Client:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:
@@ -220,7 +220,7 @@ class Session:
     def __repr__(self) -> str:
         return f"Session({self.id!r})"
 
-    def __enter__(self) -> Session:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:

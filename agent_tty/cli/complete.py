@@ -104,13 +104,13 @@ def _session_ids(home: str | None) -> list[str]:
     try:
         store = Home(resolve_home(home))
         ids = store.session_ids()
-    except Exception:  # a completion never fails the shell; an unreadable Home offers nothing
+    except Exception:  # noqa: BLE001 - a completion never fails the shell; an unreadable Home offers nothing
         return []
     names: list[str] = []
     for session_id in ids:
         try:
             name = read_record(store.session(session_id).manifest, Manifest).name
-        except Exception:
+        except Exception:  # noqa: BLE001, S112 - a record that cannot be read offers no name
             continue
         if name and name not in names and name not in ids:
             names.append(name)

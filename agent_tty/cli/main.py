@@ -322,7 +322,7 @@ def _run_command(name: str, info: CommandInfo, module: object, args: list[str]) 
     from agent_tty.cli.parse import build
     from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 
-    command = build(name, info.summary, getattr(module, "command"), examples=info.examples)
+    command = build(name, info.summary, module.command, examples=info.examples)
     options = args[: args.index("--")] if "--" in args else args
     if GLOBALS.json and ("-h" in options or "--help" in options):
         from agent_tty.cli.output import emit

@@ -55,7 +55,7 @@ def _shown_controls() -> dict[int, str]:
     newline, DEL and every C1 control (U+009B is a CSI to some terminals) is shown as \\xNN. Our
     results already drop them; this holds for any text a program or a record put in one."""
     if not _SHOWN:
-        for code in [*range(0x00, 0x20), *range(0x7F, 0xA0)]:
+        for code in [*range(0x20), *range(0x7F, 0xA0)]:
             if code not in (0x09, 0x0A):
                 _SHOWN[code] = f"\\x{code:02x}"
     return _SHOWN

@@ -48,9 +48,8 @@ class Mirror:
         """Read up to `budget` new bytes of the log; whether the screen (or the state) changed."""
         if self.problem is not None and self._stream is None:
             return False
-        if self._stream is None:
-            if not self._open():
-                return True
+        if self._stream is None and not self._open():
+            return True
         changed = False
         try:
             data = self._stream.read(budget)  # type: ignore[union-attr]

@@ -150,7 +150,7 @@ class Host:
         self.events.close()
         try:
             self.platform.release_group(self.group)  # an empty cgroup leaf, say
-        except Exception:
+        except Exception:  # noqa: BLE001, S110 - the host is ending: gc sweeps what is left
             pass
 
     def abandon(self) -> None:
@@ -339,7 +339,7 @@ class Host:
         cols, rows = screen.size
         try:
             checkpoint = checkpoint_bytes(screen)
-        except Exception as err:  # a screen backend's error: the log grows until the next try
+        except Exception as err:  # noqa: BLE001 - a screen backend's error: the log grows until the next try
             self.events.rotation_failed(f"checkpoint: {type(err).__name__}: {err}")
             return
         self.events.rotate(checkpoint, cols, rows)

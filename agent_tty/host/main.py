@@ -115,14 +115,14 @@ def _warm_up() -> None:
 
     try:
         Platform(None).probes()
-    except Exception:  # noqa: BLE001 - the host's own spawn reports a plugin that cannot work
+    except Exception:  # noqa: BLE001, S110 - the host's own spawn reports a plugin that cannot work
         pass
 
     try:
         screen = open_screen(80, 24)
         screen.feed(b"\x1b[1mwarm\x1b[0m\r\n")
         snapshot(screen, 0, structured=True, scrollback=True)
-    except Exception:  # noqa: BLE001 - the host reports a backend that cannot load when it builds its screen
+    except Exception:  # noqa: BLE001, S110 - the host reports a backend that cannot load when it builds its screen
         pass
 
 

@@ -219,7 +219,7 @@ class RpcServer:
             self.reply_error(conn, err)
             self.served(conn)
             return
-        except Exception as err:  # a bug in one request must not end the session
+        except Exception as err:  # noqa: BLE001 - a bug in one request must not end the session
             self.host.log_crash()
             self.reply_error(conn, AgentTtyError(ErrorCode.INTERNAL_ERROR, f"host error: {type(err).__name__}: {err}"))
             self.served(conn)

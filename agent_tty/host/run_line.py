@@ -55,7 +55,7 @@ def ends_in_comment(command: str) -> bool:
 def not_a_shell(name: str | None) -> bool:
     if name is None:
         return False
-    return name in NOT_SHELLS or name.startswith("python") or name.startswith("pypy")
+    return name in NOT_SHELLS or name.startswith(("python", "pypy"))
 
 
 def check_run_line(command: str, foreground: str | None) -> None:

@@ -69,7 +69,7 @@ def gc(engine: Engine, options: GcOptions) -> GcReport:
             reason = f"{err.code.value}: {err.message}"
             if err.code is ErrorCode.STORAGE_ERROR:
                 reason = _way_out(engine, session_id, err) or reason
-        except Exception as err:  # one broken session must not stop the others' collection
+        except Exception as err:  # noqa: BLE001 - one broken session must not stop the others' collection
             reason = f"INTERNAL_ERROR: {type(err).__name__}: {err}"
         if reason is None:
             report.removed.append(session_id)
@@ -203,7 +203,7 @@ def _kept_by_the_living(engine: Engine, paths: SessionPaths, last: Manifest) -> 
             if time.monotonic() >= deadline:
                 return f"the manifest says {last.status.value} but its host (pid {host.pid}) is alive"
             time.sleep(POLL_S)
-    if last.status is Status.DESTROYED and not exists(paths.destroyed_marker):
+    if last.status is Status.DESTROYED and not exists(paths.destroyed_marker):  # noqa: SIM102 - the model's two steps
         if _group_runs(engine, engine.group(paths)):
             return (
                 "the manifest says destroyed but no destroy recorded it (no destroyed marker), "

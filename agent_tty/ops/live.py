@@ -109,7 +109,7 @@ def file_chunks(path: str):  # type: ignore[no-untyped-def]
     from agent_tty.protocol.errors import invalid
 
     try:
-        handle = open(path, encoding="utf-8", errors="surrogateescape")
+        handle = open(path, encoding="utf-8", errors="surrogateescape")  # noqa: SIM115 - `with` below; the open's own error first
     except OSError as err:
         raise invalid(f"cannot read --file {path!r}: {err.strerror}", value=path) from None
     with handle:

@@ -112,7 +112,7 @@ def list_sessions(engine: Engine, all_: bool = False) -> tuple[dict[str, Any], l
                 continue  # removed while we listed
             unreadable.append({"sessionId": session_id, "code": err.code.value, "message": err.message})
             continue
-        except Exception as err:  # one broken session must not hide the others
+        except Exception as err:  # noqa: BLE001 - one broken session must not hide the others
             unreadable.append({"sessionId": session_id, "code": "INTERNAL_ERROR", "message": f"{type(err).__name__}: {err}"})
             continue
         if all_ or is_active(manifest.status):

@@ -32,7 +32,7 @@ def inherited_facts() -> dict[str, Any]:
 
     facts["ids"] = (os.getuid(), os.geteuid(), os.getgid(), os.getegid(), tuple(sorted(os.getgroups())))
     facts["rlimits"] = tuple(
-        (name, _safe(lambda number=getattr(resource, name): resource.getrlimit(number)))
+        (name, _safe(lambda number=getattr(resource, name): resource.getrlimit(number)))  # noqa: B008 - binds each name's number
         for name in sorted(n for n in dir(resource) if n.startswith("RLIMIT_"))
     )
     facts["nice"] = _safe(lambda: os.getpriority(os.PRIO_PROCESS, 0))

@@ -147,7 +147,7 @@ class Platform:
                 continue  # a built-in for another system stays unloaded, as above
             try:
                 self._register(ep.name, ep.load())
-            except Exception as err:  # a broken third-party plugin must not break the CLI
+            except Exception as err:  # noqa: BLE001 - a broken third-party plugin must not break the CLI
                 self.load_errors[ep.name] = f"{type(err).__name__}: {err}"
                 if self._pm.get_plugin(ep.name) is not None:
                     self._pm.unregister(name=ep.name)  # registered, then failed validation
@@ -185,7 +185,7 @@ class Platform:
         name = impl.plugin_name
         try:
             result = impl.function()
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - a plugin's probe that raises reads unusable
             return ProbeResult(name, False, 0, f"its probe raised {type(err).__name__}: {err}")
         if not isinstance(result, ProbeResult):
             return ProbeResult(name, False, 0, f"its probe returned {result!r}, not a ProbeResult")
@@ -294,7 +294,7 @@ class Platform:
             if trace:
                 _trace(plugin, name, kwargs, f"raised {type(err).__name__}: {err}")
             raise
-        except Exception as err:
+        except Exception as err:  # noqa: BLE001 - a plugin's bug is an INTERNAL_ERROR, never a traceback
             if trace:
                 _trace(plugin, name, kwargs, f"raised {type(err).__name__}: {err}")
             raise AgentTtyError(
@@ -370,7 +370,7 @@ class Platform:
             kwargs = {"home": home, "session_ids": list(session_ids)}
             try:
                 result = impl.function(*(kwargs[arg] for arg in impl.argnames))
-            except Exception as err:
+            except Exception as err:  # noqa: BLE001 - one plugin's sweep must not stop the others
                 self.sweep_errors[impl.plugin_name] = f"{type(err).__name__}: {err}"
                 if os.environ.get(DEBUG_ENV) == "1":
                     _trace(impl.plugin_name, "agent_tty_sweep", kwargs, f"raised {type(err).__name__}: {err}")

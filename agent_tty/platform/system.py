@@ -360,7 +360,7 @@ class WindowsSystem(System):
         import ctypes
 
         try:
-            ctypes.WinDLL("kernel32").CreatePseudoConsole  # type: ignore[attr-defined]
+            ctypes.WinDLL("kernel32").CreatePseudoConsole  # type: ignore[attr-defined]  # noqa: B018 - the lookup is the probe
         except (AttributeError, OSError):
             return {"ok": False, "reason": "no ConPTY here (CreatePseudoConsole: Windows 10 1809 or newer)"}
         return {"ok": True}

@@ -17,7 +17,7 @@ if TYPE_CHECKING:  # annotations only
     from pathlib import Path
     from typing import Any
 
-    from agent_tty.platform.handle import ProgramHandle
+    from agent_tty.platform.handle import ProgramHandle  # noqa: F401 - for type checkers; __getattr__ below at run time
 
 
 class GroupVerdict(enum.StrEnum):

@@ -15,7 +15,7 @@ from agent_tty.protocol.errors import AgentTtyError, ErrorCode
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing costs every command ~2 ms at start-up (issue 26)
     import socket
-    from typing import Any
+    from typing import Any, Self
 
 MAX_MESSAGE = 1 << 20
 """The largest request a host reads (what a CLI sends is small: a command, keys, a paste)."""
@@ -299,7 +299,7 @@ class Connection:
     def closed(self) -> bool:
         return self._sock is None
 
-    def __enter__(self) -> Connection:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:

@@ -31,7 +31,7 @@ class ErrorEnvelope(Model):
 @cache
 def ok_envelope(command: str, result: type[BaseModel]) -> type[BaseModel]:
     """`{"ok": true, "command": NAME, "result": ...}`; a command's --help answers a CommandHelp."""
-    body: Any = result if result is CommandHelp else Union[result, CommandHelp]
+    body: Any = result if result is CommandHelp else Union[result, CommandHelp]  # noqa: UP007 - a Union of classes made at run time
     return create_model(  # type: ignore[call-overload,no-any-return]
         f"{_title(command)}Ok",
         __base__=Model,
@@ -53,7 +53,7 @@ def error_envelope(command: str) -> type[BaseModel]:
 
 
 def envelope_adapter(command: str, result: type[BaseModel]) -> TypeAdapter[Any]:
-    return TypeAdapter(Union[ok_envelope(command, result), error_envelope(command)])  # type: ignore[arg-type]
+    return TypeAdapter(Union[ok_envelope(command, result), error_envelope(command)])  # type: ignore[arg-type]  # noqa: UP007 - made at run time
 
 
 def envelope_json_schema(command: str, result: type[BaseModel]) -> dict[str, Any]:

@@ -17,7 +17,7 @@ _CONTROLS = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 def checkpoint_bytes(screen: Screen) -> bytes:
-    cols, rows = screen.size
+    _cols, rows = screen.size
     parts: list[str] = []
     if screen.alternate():
         # The primary screen under it is not exposed: the replay's primary starts blank.

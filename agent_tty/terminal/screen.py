@@ -76,7 +76,7 @@ def backend_report() -> dict[str, Any]:
     if name == "ghostty":
         try:
             import pyghostty  # noqa: F401  (a wheel that installed but cannot load its library)
-        except Exception as err:  # any failure to load is reported, not raised
+        except Exception as err:  # noqa: BLE001 - any failure to load is reported, not raised
             report["error"] = f"pyghostty does not load: {type(err).__name__}: {err}"
     else:
         report["note"] = PYTE_NOTE

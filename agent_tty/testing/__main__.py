@@ -78,7 +78,7 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         plugin = load_plugin(args.mechanism)
-    except Exception as err:
+    except Exception as err:  # noqa: BLE001 - any failure to load is reported
         print(f"cannot load the plugin for {args.mechanism!r}: {type(err).__name__}: {err}", file=sys.stderr)
         return 2
 

@@ -49,7 +49,7 @@ from agent_tty_plugins.linux_cgroup import clone_into
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:  # annotations only: typing costs every command that judges a host ~2 ms
-    from typing import Any
+    from typing import Any, Self
 
     from agent_tty.platform.handle import ProgramHandle
 
@@ -174,7 +174,7 @@ def _try_base(mount: Path, base: Path) -> tuple[Placement | None, str]:
                 try:
                     birth.enter()
                     os._exit(0)
-                except BaseException:
+                except BaseException:  # noqa: BLE001 - a forked child reports any failure by its exit status
                     os._exit(1)
         finally:
             birth.close()
@@ -421,7 +421,7 @@ class OpenedPath:
         self.names = [""]
         self.dev = dev
 
-    def __enter__(self) -> OpenedPath:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *_exc: object) -> None:
@@ -739,7 +739,7 @@ def _free_stray(folder: OpenedPath, name: str) -> bool:
 def agent_tty_sweep(home: str, session_ids: list[str]) -> list[str]:
     """Remove this Home's empty leaves whose session folder is gone (a host that crashed).
     A leaf whose folder still exists is left alone: its host may be about to use it."""
-    result, placement = probe()
+    _result, placement = probe()
     if placement is None:
         return []
     parts = [*placement.parent.relative_to(placement.mount).parts, _home_key(home)]

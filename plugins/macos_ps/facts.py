@@ -24,8 +24,7 @@ def real_terminal(name: str | None) -> str | None:
     if name is None:
         return None
     name = name.strip()
-    if name.startswith("/dev/"):
-        name = name[len("/dev/"):]
+    name = name.removeprefix("/dev/")
     return None if name in NO_TERMINAL else name
 
 

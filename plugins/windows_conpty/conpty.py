@@ -65,8 +65,8 @@ class ConPtyHandle:
         try:
             while not self._closed and self.pty.exit_code() is None:
                 time.sleep(EXIT_POLL_S)
-        except Exception:
-            pass  # the program cannot be asked any more: its output ends all the same
+        except Exception:  # noqa: BLE001, S110 - the program cannot be asked any more: its output ends all the same
+            pass
         ended = time.monotonic()
         while not self._closed:
             now = time.monotonic()

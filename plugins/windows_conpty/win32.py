@@ -170,7 +170,7 @@ class WinPty:
         while True:
             try:
                 data = self._pty.read(limit, blocking=True)
-            except Exception:  # pywinpty raises WinptyError once the console closed
+            except Exception:  # noqa: BLE001 - pywinpty raises WinptyError once the console closed
                 return b""
             if isinstance(data, str):
                 data = data.encode("utf-8", "surrogateescape")

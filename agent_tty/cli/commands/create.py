@@ -18,7 +18,7 @@ def command(
     cols: Annotated[int, typer.Option("--cols", help="Terminal width.")] = 80,
     rows: Annotated[int, typer.Option("--rows", help="Terminal height.")] = 24,
     cwd: Annotated[str | None, typer.Option("--cwd", help="Working directory of the program.")] = None,
-    env: Annotated[list[str], typer.Option("--env", help="K=V for the program's environment (repeatable).")] = [],
+    env: Annotated[list[str], typer.Option("--env", help="K=V for the program's environment (repeatable).")] = [],  # noqa: B006 - typer's default; never mutated
     term: Annotated[str, typer.Option("--term", help="TERM of the program.")] = "xterm-256color",
     idle_timeout: Annotated[str | None, typer.Option("--idle-timeout", help="Hang up the program after this long without input or output (e.g. 30m).")] = None,
 ) -> int:
