@@ -145,6 +145,10 @@ STATUS = "agent_tty/protocol/status.py"
 DESTROY_CLI = "agent_tty/ops/destroy.py"
 DESTROY_COMMAND = "agent_tty/cli/commands/destroy.py"
 AUTOGROUP = "plugins/linux_autogroup/__init__.py"
+AUTOGROUP_PROOF = "plugins/linux_autogroup/proof.py"
+AUTOGROUP_GROUP = "plugins/linux_autogroup/group.py"
+AUTOGROUP_JOBS = "plugins/linux_autogroup/jobs.py"
+AUTOGROUP_HOST = "plugins/linux_autogroup/host.py"
 CGROUP = "plugins/linux_cgroup/__init__.py"
 CLONE_INTO = "plugins/linux_cgroup/clone_into.py"
 PTY_SPAWN = "plugins/_posix/pty_spawn.py"
@@ -222,7 +226,7 @@ GUARDS: dict[str, Callable[[], bool]] = {
     and count(MACOS_GROUP, "kill", "groups.signal_group(group.pid, signal)") == 2
     and has(WIN_JOB, "kill", "if signal != 0:\n    win.terminate_job(job, KILL_EXIT_BASE + signal)"),
     "ProbeCountsDeniedGroup": lambda: has(GROUPS, "signal_group", "except PermissionError:\n    return Probe.DENIED")
-    and has(AUTOGROUP, "agent_tty_group_alive",
+    and has(AUTOGROUP_GROUP, "alive",
             "if verdict in (GroupVerdict.OWNED, GroupVerdict.UNKNOWN, GroupVerdict.UNSHARED):\n    return True",
             "return not _only_zombies_twice(group.pid)")
     # macos_ps: another user's process in the session, or a refused read, reads UNKNOWN, and
@@ -259,9 +263,9 @@ GUARDS: dict[str, Callable[[], bool]] = {
         "writer.write(status=Status.RUNNING, host_pid=os.getpid(), child_pid=program.pid)",
     ),
     "ProvesGroupOwnership": lambda: has(
-        AUTOGROUP, "_signal_proven",
+        AUTOGROUP_GROUP, "signal_proven",
         "if member is not None and _still_member(member, group.pid):\n    groups.signal_group(group.pid, signal)\n    return verdict",
-    ) and count(AUTOGROUP, "_signal_proven", "groups.signal_group(group.pid, signal)") == 2
+    ) and count(AUTOGROUP_GROUP, "signal_proven", "groups.signal_group(group.pid, signal)") == 2
     and has(CGROUP, "agent_tty_kill_group", "_judge(group)")
     # macos_ps: the same judge, re-read of the proving member, then the signal.
     and has(
@@ -292,14 +296,14 @@ GUARDS: dict[str, Callable[[], bool]] = {
         "if exists(paths.create_failed_marker):\n    host.shutdown.begin(Reason.CREATE_FAILED)", "host.listen(trusted_socket_path(manifest.socket_path, manifest.session_id))",
     ),
     "TokenNamesProgram": lambda: before(
-        AUTOGROUP, "capture_token", "first = procfs.read_stat(pid)", "autogroup = procfs.read_autogroup(pid)",
+        AUTOGROUP_PROOF, "capture_token", "first = procfs.read_stat(pid)", "autogroup = procfs.read_autogroup(pid)",
         "second = procfs.read_stat(pid)", "second.session == pid", "second.start_time == first.start_time",
         "autogroup != host_autogroup", "if leads_own_session:",
     ),
     "UnsharedGroupReadsUnknown": lambda: starts(
-        AUTOGROUP, "_shares_host_pids", "if not procfs.proc_shows_own_pid_space():\n    return False"
+        AUTOGROUP_PROOF, "shares_host_pids", "if not procfs.proc_shows_own_pid_space():\n    return False"
     ) and has(
-        AUTOGROUP, "_judge", "if not _shares_host_pids(group):\n    return (GroupVerdict.UNSHARED, None)"
+        AUTOGROUP_GROUP, "judge", "if not shares_host_pids(group):\n    return (GroupVerdict.UNSHARED, None)"
     ) and has(HOST_MAIN, "_start", "if proof is not None and identity is None and proof.get('autogroup') is not None:"),
     "GcKeepsLiveGroup": lambda: before(
         GC, "_collect",
@@ -308,24 +312,24 @@ GUARDS: dict[str, Callable[[], bool]] = {
     ) and has(GC, "_group_runs", "if verdict == 'owned':\n    return True"),
     "GcProbesUnseenGroup": lambda: has(GC, "_group_runs", "return verdict == 'gone' and engine.platform.group_alive(group)"),
     "GcFreezesUnseenGroup": lambda: before(
-        AUTOGROUP, "agent_tty_group_alive", "frozen = _frozen_judgement(group)", "return not _only_zombies_twice(group.pid)"
+        AUTOGROUP_GROUP, "alive", "frozen = frozen_judgement(group)", "return not _only_zombies_twice(group.pid)"
     ) and has(CGROUP, "_populated", "populated")
     # windows_conpty: the job's active-process count holds every member, in view or not.
     and has(WIN_JOB, "_open", "active = win.job_active(job)", "if active == 0:\n    win.close_handle(job)\n    return (GroupVerdict.GONE, None)"),
     "FreezesUnseenGroup": lambda: has(
-        AUTOGROUP, "_signal_proven",
-        "if verdict is GroupVerdict.GONE and signal == signals.SIGKILL:\n    verdict = _frozen_judgement(group)",
+        AUTOGROUP_GROUP, "signal_proven",
+        "if verdict is GroupVerdict.GONE and signal == signals.SIGKILL:\n    verdict = frozen_judgement(group)",
     ) and starts(
-        AUTOGROUP, "_frozen_judgement",
-        "if _token(group) is None or not procfs.proc_shows_own_pid_space():\n    return GroupVerdict.GONE",
-    ) and has(AUTOGROUP, "_frozen_judgement", "groups.signal_group(group.pid, signals.SIGSTOP)"),
-    "ReusedIdReadsGone": lambda: has(AUTOGROUP, "agent_tty_group_alive", "if verdict is GroupVerdict.UNPROVEN:\n    return False")
+        AUTOGROUP_GROUP, "frozen_judgement",
+        "if token_of(group) is None or not procfs.proc_shows_own_pid_space():\n    return GroupVerdict.GONE",
+    ) and has(AUTOGROUP_GROUP, "frozen_judgement", "groups.signal_group(group.pid, signals.SIGSTOP)"),
+    "ReusedIdReadsGone": lambda: has(AUTOGROUP_GROUP, "alive", "if verdict is GroupVerdict.UNPROVEN:\n    return False")
     and has(MACOS_GROUP, "alive", "if verdict is GroupVerdict.UNPROVEN:\n    return False"),
     "ProvesHostPid": lambda: has(
         DESTROY, "_force",
         "if host is not None and host.pid == manifest.host_pid:\n    engine.platform.kill_host(host.mechanism, host.pid, host.identity)",
-    ) and has(AUTOGROUP, "agent_tty_kill_host", "if verdict is HostVerdict.ALIVE:")
-    and has(AUTOGROUP, "_judge_host", "if stat.start_time != identity.get('startTime'):\n    return HostVerdict.DEAD")
+    ) and has(AUTOGROUP_HOST, "kill", "if verdict is HostVerdict.ALIVE:")
+    and has(AUTOGROUP_HOST, "judge", "if stat.start_time != identity.get('startTime'):\n    return HostVerdict.DEAD")
     and has(MACOS_HOST, "judge", "if not same_start(proc.start, start):\n    return HostVerdict.DEAD")
     and has(MACOS_HOST, "kill", "verdict = judge(pid, identity)", "if verdict is HostVerdict.ALIVE:\n    try:\n        os.kill(pid, signals.SIGKILL)")
     and has(WIN_HOST, "_judge", "if win.process_created(process) != identity['created']:\n    return HostVerdict.DEAD")
@@ -405,12 +409,16 @@ COVERED: dict[str, tuple[str, ...]] = {
     FILES: ("write_atomic", "write_record", "write_marker", "exists"),
     STATUS: ("STATUS_POLICY",),
     DESTROY_CLI: ("destroy", "_runs_inside", "_rerun_in_new_session"),
-    AUTOGROUP: (
-        "capture_token", "_shares_host_pids", "_judge", "_judge_leader", "_still_carrier", "_jobs", "_kill_carrier",
-        "_kill_jobs", "_still_member", "_frozen_judgement",
-        "_signal_proven", "agent_tty_kill_group", "_only_zombies_twice", "agent_tty_group_alive", "_judge_host",
-        "agent_tty_judge_host", "agent_tty_kill_host",
+    # linux_autogroup, split by job (issue 25.2): the hooks, the token's proof, the group, the
+    # session's jobs, the host.
+    AUTOGROUP: ("agent_tty_kill_group", "agent_tty_group_alive", "agent_tty_judge_host", "agent_tty_kill_host"),
+    AUTOGROUP_PROOF: ("capture_token", "shares_host_pids"),
+    AUTOGROUP_GROUP: (
+        "judge", "_judge_leader", "_still_member", "frozen_judgement", "signal_proven", "kill", "_only_zombies_twice",
+        "alive",
     ),
+    AUTOGROUP_JOBS: ("_still_carrier", "_jobs", "_kill_carrier", "kill_jobs"),
+    AUTOGROUP_HOST: ("judge", "kill"),
     CGROUP: (
         "_judge", "_verdict", "_gone_leaf", "_kill_leaf", "agent_tty_kill_group", "_populated", "agent_tty_group_alive",
         # ProgramStartsInLeaf, which the Cgroup runs assume (the leaf holds the program from its

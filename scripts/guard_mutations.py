@@ -36,9 +36,9 @@ Edit = tuple[str, str, str]
 MUTATIONS: dict[str, tuple[list[Edit], str]] = {
     "ProvesGroupOwnership": (
         [(
-            "plugins/linux_autogroup/__init__.py",
-            "    verdict, member = _judge(group)\n    if verdict is GroupVerdict.GONE and signal == signals.SIGKILL:",
-            "    verdict, member = _judge(group)\n    if verdict is GroupVerdict.UNPROVEN:\n        groups.signal_group(group.pid, signal)\n    if verdict is GroupVerdict.GONE and signal == signals.SIGKILL:",
+            "plugins/linux_autogroup/group.py",
+            "    verdict, member = judge(group)\n    if verdict is GroupVerdict.GONE and signal == signals.SIGKILL:",
+            "    verdict, member = judge(group)\n    if verdict is GroupVerdict.UNPROVEN:\n        groups.signal_group(group.pid, signal)\n    if verdict is GroupVerdict.GONE and signal == signals.SIGKILL:",
         )],
         "tests/integration/test_never_kill_unrelated.py::test_reused_group_id_is_never_signalled[linux_autogroup-destroy-force]",
     ),
@@ -92,7 +92,7 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
     ),
     "ProvesHostPid": (
         [(
-            "plugins/linux_autogroup/__init__.py",
+            "plugins/linux_autogroup/host.py",
             "    if stat.start_time != identity.get(\"startTime\"):\n        return HostVerdict.DEAD  # another process took the pid (R19)\n",
             "",
         )],
@@ -118,14 +118,14 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         "tests/integration/test_review_findings.py::test_a_missing_program_record_blocks_the_end_of_an_active_session",
     ),
     "FreezesUnseenGroup": (
-        [("plugins/linux_autogroup/__init__.py", "    if _token(group) is None or not procfs.proc_shows_own_pid_space():\n        return GroupVerdict.GONE\n", "    return GroupVerdict.GONE\n")],
+        [("plugins/linux_autogroup/group.py", "    if token_of(group) is None or not procfs.proc_shows_own_pid_space():\n        return GroupVerdict.GONE\n", "    return GroupVerdict.GONE\n")],
         "tests/integration/test_fork_chain.py::test_a_chain_no_scan_shows_is_kept_and_ended_through_the_freeze[linux_autogroup-destroy]",
     ),
     # docs/lifecycle.md's hand mutation: gc trusts "only zombies" without freezing first. Both
     # freeze mutations stayed green while the scans' recent pids saw the chain; the test holds
     # those reads stale (issue 24.1).
     "GcFreezesUnseenGroup": (
-        [("plugins/linux_autogroup/__init__.py", "    if probe is groups.Probe.FOUND:\n        frozen = _frozen_judgement(group)\n", "    if probe is groups.Probe.FOUND:\n        frozen = GroupVerdict.GONE\n")],
+        [("plugins/linux_autogroup/group.py", "    if probe is groups.Probe.FOUND:\n        frozen = frozen_judgement(group)\n", "    if probe is groups.Probe.FOUND:\n        frozen = GroupVerdict.GONE\n")],
         "tests/integration/test_fork_chain.py::test_a_chain_no_scan_shows_is_kept_and_ended_through_the_freeze[linux_autogroup-gc-then-destroy]",
     ),
     "ReconcileRereads": (
@@ -193,11 +193,11 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         "tests/integration/test_replays.py::test_reconcile_repairs_a_marked_failed_a_killed_reconcile_left",
     ),
     "TokenNamesProgram": (
-        [("plugins/linux_autogroup/__init__.py", "            if leads_own_session:\n                return {", "            if True:\n                return {")],
+        [("plugins/linux_autogroup/proof.py", "            if leads_own_session:\n                return {", "            if True:\n                return {")],
         "tests/platforms/linux_autogroup/test_contract.py::test_no_token_for_a_child_that_shows_the_hosts_session",
     ),
     "UnsharedGroupReadsUnknown": (
-        [("plugins/linux_autogroup/__init__.py", "def _shares_host_pids(group: GroupRef) -> bool:\n", "def _shares_host_pids(group: GroupRef) -> bool:\n    return True\n")],
+        [("plugins/linux_autogroup/proof.py", "def shares_host_pids(group: GroupRef) -> bool:\n", "def shares_host_pids(group: GroupRef) -> bool:\n    return True\n")],
         "tests/platforms/linux_cgroup/test_namespaces.py::test_cli_in_another_pid_namespace_destroys_an_ended_session",
     ),
     "CreateRecordsHost": (
@@ -213,11 +213,11 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
         "tests/integration/test_lifecycle.py::test_destroy_ends_a_group_that_ignores_hangup[linux_autogroup-True]",
     ),
     "ReusedIdReadsGone": (
-        [("plugins/linux_autogroup/__init__.py", "        return False  # ReusedIdReadsGone", "        return True  # ReusedIdReadsGone")],
+        [("plugins/linux_autogroup/group.py", "        return False  # ReusedIdReadsGone", "        return True  # ReusedIdReadsGone")],
         "tests/integration/test_never_kill_unrelated.py::test_reused_group_id_is_never_signalled[linux_autogroup-destroy]",
     ),
     "FallbackNeedsFolder": (
-        [("plugins/linux_autogroup/__init__.py", "    if not group.folder.is_dir():\n        return GroupVerdict.GONE, None  # FallbackNeedsFolder", "    if False:\n        return GroupVerdict.GONE, None  # FallbackNeedsFolder")],
+        [("plugins/linux_autogroup/group.py", "    if not group.folder.is_dir():\n        return GroupVerdict.GONE, None  # FallbackNeedsFolder", "    if False:\n        return GroupVerdict.GONE, None  # FallbackNeedsFolder")],
         "tests/platforms/linux_autogroup/test_contract.py::test_no_token_proves_only_a_matching_leader",
     ),
     "MissingLeafNeedsSameRoot": (
@@ -239,8 +239,8 @@ MUTATIONS: dict[str, tuple[list[Edit], str]] = {
     ),
     "JobsOfTheSession": (
         [(
-            "plugins/linux_autogroup/__init__.py",
-            "verdict in (GroupVerdict.OWNED, GroupVerdict.GONE) and _kill_jobs(group):",
+            "plugins/linux_autogroup/group.py",
+            "verdict in (GroupVerdict.OWNED, GroupVerdict.GONE) and jobs.kill_jobs(group):",
             "verdict in (GroupVerdict.OWNED, GroupVerdict.GONE) and False:",
         )],
         "tests/integration/test_shell_jobs.py::test_destroy_ends_the_jobs_of_an_interactive_shell",
